@@ -1,0 +1,118 @@
+use std::fmt;
+
+/// Which adapter to prefer when several are present.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PowerPreference {
+    #[default]
+    HighPerformance,
+    LowPower,
+}
+
+/// How to choose the adapter. `backend` overrides `BORCH_BACKEND` (e.g. "vulkan", "gl").
+#[derive(Debug, Clone, Default)]
+pub struct DeviceOptions {
+    pub power_preference: PowerPreference,
+    pub force_fallback_adapter: bool,
+    pub backend: Option<String>,
+}
+
+/// The adapter, described for people: every report line names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdapterInfo {
+    pub vendor: String,
+    pub architecture: String,
+    pub device: String,
+    pub backend: String,
+    pub driver: String,
+    pub device_type: String,
+    /// Judged, not just reported: lavapipe, llvmpipe, SwiftShader, WARP or a CPU device type.
+    pub is_software: bool,
+}
+
+const SOFTWARE_NAMES: [&str; 5] = ["llvmpipe", "lavapipe", "swiftshader", "warp", "softpipe"];
+
+impl AdapterInfo {
+    pub(crate) fn from_wgpu(info: &wgpu::AdapterInfo) -> Self {
+        let lower = format!("{} {}", info.name, info.driver).to_lowercase();
+        let is_software = info.device_type == wgpu::DeviceType::Cpu
+            || SOFTWARE_NAMES.iter().any(|n| lower.contains(n));
+        AdapterInfo {
+            vendor: vendor_name(info.vendor, &lower),
+            architecture: architecture_name(&lower),
+            device: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            driver: format!("{} {}", info.driver, info.driver_info)
+                .trim()
+                .to_string(),
+            device_type: format!("{:?}", info.device_type),
+            is_software,
+        }
+    }
+
+    /// `vendor / architecture (backend)`, the form report lines end with.
+    pub fn short(&self) -> String {
+        let soft = if self.is_software { ", software" } else { "" };
+        format!(
+            "{} / {} ({}{})",
+            self.vendor, self.architecture, self.backend, soft
+        )
+    }
+}
+
+impl fmt::Display for AdapterInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} [{}; {}; {}]",
+            self.device,
+            self.short(),
+            self.device_type,
+            self.driver
+        )
+    }
+}
+
+fn vendor_name(id: u32, lower: &str) -> String {
+    match id {
+        0x10de => "nvidia".into(),
+        0x1002 | 0x1022 => "amd".into(),
+        0x8086 => "intel".into(),
+        0x106b => "apple".into(),
+        0x13b5 => "arm".into(),
+        0x5143 => "qualcomm".into(),
+        0x1414 => "microsoft".into(),
+        0x10005 => "mesa".into(),
+        0x1ae0 => "google".into(),
+        _ if lower.contains("llvmpipe") || lower.contains("lavapipe") => "mesa".into(),
+        _ if lower.contains("swiftshader") => "google".into(),
+        0 => "unknown".into(),
+        other => format!("0x{other:04x}"),
+    }
+}
+
+fn architecture_name(lower: &str) -> String {
+    for (needle, arch) in [
+        ("llvmpipe", "llvmpipe"),
+        ("lavapipe", "llvmpipe"),
+        ("swiftshader", "swiftshader"),
+        ("h200", "hopper"),
+        ("h100", "hopper"),
+        ("a100", "ampere"),
+        ("rtx 40", "ada"),
+        ("rtx 30", "ampere"),
+        ("apple m", "apple"),
+    ] {
+        if lower.contains(needle) {
+            return arch.into();
+        }
+    }
+    "unknown".into()
+}
+
+pub(crate) fn backends_from(options: &DeviceOptions) -> wgpu::Backends {
+    let env = std::env::var("BORCH_BACKEND").ok();
+    match options.backend.as_deref().or(env.as_deref()) {
+        Some(list) if !list.is_empty() => wgpu::Backends::from_comma_list(list),
+        _ => wgpu::Backends::all(),
+    }
+}

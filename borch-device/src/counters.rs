@@ -1,0 +1,38 @@
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Monotonic and live counters of one device; reads are cheap and never sync the GPU.
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub dispatches: AtomicU64,
+    pub submits: AtomicU64,
+    pub live_buffers: AtomicU64,
+    pub live_bytes: AtomicU64,
+    pub pooled_buffers: AtomicU64,
+    pub pooled_bytes: AtomicU64,
+}
+
+impl Counters {
+    pub fn add(counter: &AtomicU64, n: u64) {
+        counter.fetch_add(n, Ordering::Relaxed);
+    }
+    pub fn sub(counter: &AtomicU64, n: u64) {
+        counter.fetch_sub(n, Ordering::Relaxed);
+    }
+    pub fn get(counter: &AtomicU64) -> u64 {
+        counter.load(Ordering::Relaxed)
+    }
+}
+
+/// Buffers in use by tensors (the pool excluded): "is it leaking".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemoryStats {
+    pub buffers: u64,
+    pub bytes: u64,
+}
+
+/// Buffers held by the pool for reuse: "how much is held".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PoolStats {
+    pub buffers: u64,
+    pub bytes: u64,
+}

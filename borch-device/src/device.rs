@@ -1,0 +1,385 @@
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::adapter::{AdapterInfo, DeviceOptions, PowerPreference, backends_from};
+use crate::batch::Batch;
+use crate::counters::{Counters, MemoryStats, PoolStats};
+use crate::error::{DeviceError, DeviceResult};
+use crate::kernel::{Binding, Kernel};
+use crate::pool::{Pool, PooledBuffer, STORAGE_USAGE, bucket};
+use crate::readback::map_and_read;
+
+/// One WebGPU device with its pool, pipeline cache, open batch and counters. Cheap to clone.
+#[derive(Clone)]
+pub struct Device {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: AdapterInfo,
+    limits: wgpu::Limits,
+    pool: Arc<Mutex<Pool>>,
+    counters: Arc<Counters>,
+    pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
+    batch: Mutex<Batch>,
+    gpu_error: Arc<Mutex<Option<String>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Device {
+    /// Choose an adapter and open a device with the adapter's own limits.
+    pub async fn new(options: &DeviceOptions) -> DeviceResult<Device> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.backends = backends_from(options);
+        let instance = wgpu::Instance::new(desc);
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: match options.power_preference {
+                    PowerPreference::HighPerformance => wgpu::PowerPreference::HighPerformance,
+                    PowerPreference::LowPower => wgpu::PowerPreference::LowPower,
+                },
+                force_fallback_adapter: options.force_fallback_adapter,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| DeviceError::NoAdapter(format!(": {e}")))?;
+        let limits = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("borch"),
+                required_limits: limits.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| DeviceError::RequestDevice(e.to_string()))?;
+        let gpu_error = Arc::new(Mutex::new(None));
+        let sink = gpu_error.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut slot = lock(&sink);
+            if slot.is_none() {
+                *slot = Some(e.to_string());
+            }
+        }));
+        Ok(Device {
+            inner: Arc::new(Inner {
+                info: AdapterInfo::from_wgpu(&adapter.get_info()),
+                device,
+                queue,
+                limits,
+                pool: Arc::default(),
+                counters: Arc::default(),
+                pipelines: Mutex::default(),
+                batch: Mutex::default(),
+                gpu_error,
+            }),
+        })
+    }
+
+    pub fn adapter_info(&self) -> &AdapterInfo {
+        &self.inner.info
+    }
+
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.inner.limits
+    }
+
+    pub fn wgpu_device(&self) -> &wgpu::Device {
+        &self.inner.device
+    }
+
+    /// Whether two handles refer to the same device.
+    pub fn same(&self, other: &Device) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    fn check_size(&self, bytes: u64) -> DeviceResult<()> {
+        let limit = self
+            .inner
+            .limits
+            .max_buffer_size
+            .min(self.inner.limits.max_storage_buffer_binding_size);
+        if bytes > limit {
+            return Err(DeviceError::BufferTooLarge {
+                requested: bytes,
+                limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// A storage buffer of at least `bytes` bytes, from the pool when one fits. Its contents are
+    /// unspecified: kernels write every element they own.
+    pub fn alloc(&self, bytes: u64) -> DeviceResult<PooledBuffer> {
+        let size = bucket(bytes);
+        self.check_size(size)?;
+        let reused = lock(&self.inner.pool).take(size);
+        let buffer = match reused {
+            Some(buffer) => {
+                Counters::sub(&self.inner.counters.pooled_buffers, 1);
+                Counters::sub(&self.inner.counters.pooled_bytes, size);
+                buffer
+            }
+            None => self.inner.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("borch tensor"),
+                size,
+                usage: STORAGE_USAGE,
+                mapped_at_creation: false,
+            }),
+        };
+        Ok(self.wrap(buffer, size))
+    }
+
+    /// A new storage buffer holding `bytes`. It is created mapped, never taken from the pool, so
+    /// no command still pending can observe the write.
+    pub fn upload(&self, bytes: &[u8]) -> DeviceResult<PooledBuffer> {
+        let size = bucket(bytes.len() as u64);
+        self.check_size(size)?;
+        let buffer = self.inner.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("borch upload"),
+            size,
+            usage: STORAGE_USAGE,
+            mapped_at_creation: true,
+        });
+        {
+            let mut view = buffer
+                .get_mapped_range_mut(..)
+                .map_err(|e| DeviceError::Gpu(e.to_string()))?;
+            // The rest of a mapped-at-creation buffer is zeroed by WebGPU.
+            view.slice(..bytes.len()).copy_from_slice(bytes);
+        }
+        buffer.unmap();
+        Ok(self.wrap(buffer, size))
+    }
+
+    fn wrap(&self, buffer: wgpu::Buffer, size: u64) -> PooledBuffer {
+        PooledBuffer::new(
+            buffer,
+            size,
+            self.inner.pool.clone(),
+            self.inner.counters.clone(),
+        )
+    }
+
+    fn pipeline(&self, kernel: &Kernel<'_>) -> Arc<wgpu::ComputePipeline> {
+        if let Some(p) = lock(&self.inner.pipelines).get(kernel.key) {
+            return p.clone();
+        }
+        let source = (kernel.source)();
+        let desc = wgpu::ShaderModuleDescriptor {
+            label: Some(kernel.key),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        };
+        let module = if kernel.bounds_checked {
+            self.inner.device.create_shader_module(desc)
+        } else {
+            // SAFETY: kernels are marked unchecked only where their indices are proven in range
+            // by construction and by a test; see `Kernel::bounds_checked`.
+            unsafe {
+                self.inner
+                    .device
+                    .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+            }
+        };
+        let pipeline = Arc::new(self.inner.device.create_compute_pipeline(
+            &wgpu::ComputePipelineDescriptor {
+                label: Some(kernel.key),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            },
+        ));
+        lock(&self.inner.pipelines).insert(kernel.key.to_string(), pipeline.clone());
+        pipeline
+    }
+
+    /// Record one dispatch of `kernel` into the open batch; nothing is submitted.
+    pub fn dispatch(
+        &self,
+        kernel: &Kernel<'_>,
+        buffers: &[Binding<'_>],
+        params: &[u32],
+        workgroups: [u32; 3],
+    ) -> DeviceResult<()> {
+        let max = self.inner.limits.max_compute_workgroups_per_dimension;
+        if workgroups.iter().any(|&w| w > max) {
+            return Err(DeviceError::Gpu(format!(
+                "dispatch of {workgroups:?} workgroups exceeds the limit of {max} per dimension"
+            )));
+        }
+        if workgroups.contains(&0) {
+            return Ok(());
+        }
+        let pipeline = self.pipeline(kernel);
+        let device = &self.inner.device;
+        let align = u64::from(self.inner.limits.min_storage_buffer_offset_alignment);
+        let mut batch = lock(&self.inner.batch);
+        let (chunk, offset, size) = batch.push_params(device, params, align);
+        let layout = pipeline.get_bind_group_layout(0);
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &batch.chunks[chunk].buffer,
+                offset,
+                size: wgpu::BufferSize::new(size),
+            }),
+        }];
+        for (i, b) in buffers.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: i as u32 + 1,
+                resource: b.buffer.as_entire_binding(),
+            });
+        }
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(kernel.key),
+            layout: &layout,
+            entries: &entries,
+        });
+        {
+            let encoder = batch.encoder(device);
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(kernel.key),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(workgroups[0], workgroups[1], workgroups[2]);
+        }
+        batch.dispatches += 1;
+        Counters::add(&self.inner.counters.dispatches, 1);
+        Ok(())
+    }
+
+    /// Record a buffer-to-buffer copy (byte offsets and length multiples of 4).
+    pub fn copy(
+        &self,
+        src: &wgpu::Buffer,
+        src_offset: u64,
+        dst: &wgpu::Buffer,
+        dst_offset: u64,
+        len: u64,
+    ) {
+        if len == 0 {
+            return;
+        }
+        let mut batch = lock(&self.inner.batch);
+        batch
+            .encoder(&self.inner.device)
+            .copy_buffer_to_buffer(src, src_offset, dst, dst_offset, len);
+    }
+
+    fn take_gpu_error(&self) -> DeviceResult<()> {
+        match lock(&self.inner.gpu_error).take() {
+            Some(message) => Err(DeviceError::Gpu(message)),
+            None => Ok(()),
+        }
+    }
+
+    fn submit_locked(&self, batch: &mut Batch) {
+        if let Some(commands) = batch.finish(&self.inner.queue) {
+            self.inner.queue.submit([commands]);
+            Counters::add(&self.inner.counters.submits, 1);
+        }
+    }
+
+    /// Submit everything recorded so far (no wait). A training step can be one submit.
+    pub fn flush(&self) -> DeviceResult<()> {
+        self.submit_locked(&mut lock(&self.inner.batch));
+        self.take_gpu_error()
+    }
+
+    /// Submit the batch and wait until the GPU has finished it (native only; in a browser the
+    /// wait happens at the next readback).
+    pub fn synchronize(&self) -> DeviceResult<()> {
+        self.flush()?;
+        #[cfg(not(target_arch = "wasm32"))]
+        self.inner
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| DeviceError::Gpu(e.to_string()))?;
+        self.take_gpu_error()
+    }
+
+    /// Copy `len` bytes at `offset` of `src` back to the host, submitting the batch first.
+    pub async fn read(&self, src: &wgpu::Buffer, offset: u64, len: u64) -> DeviceResult<Vec<u8>> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        let padded = len.next_multiple_of(4);
+        let staging = self.inner.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("borch readback"),
+            size: padded,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        {
+            let mut batch = lock(&self.inner.batch);
+            batch
+                .encoder(&self.inner.device)
+                .copy_buffer_to_buffer(src, offset, &staging, 0, padded);
+            self.submit_locked(&mut batch);
+        }
+        self.take_gpu_error()?;
+        let mut bytes = map_and_read(&self.inner.device, staging, padded).await?;
+        self.take_gpu_error()?;
+        bytes.truncate(len as usize);
+        Ok(bytes)
+    }
+
+    /// Total dispatches recorded on this device.
+    pub fn dispatches(&self) -> u64 {
+        Counters::get(&self.inner.counters.dispatches)
+    }
+
+    /// Total submits to the queue.
+    pub fn submits(&self) -> u64 {
+        Counters::get(&self.inner.counters.submits)
+    }
+
+    /// Buffers held by live tensors, the pool excluded.
+    pub fn memory(&self) -> MemoryStats {
+        let c = &self.inner.counters;
+        MemoryStats {
+            buffers: Counters::get(&c.live_buffers),
+            bytes: Counters::get(&c.live_bytes),
+        }
+    }
+
+    /// Buffers kept by the pool for reuse.
+    pub fn pooled(&self) -> PoolStats {
+        let c = &self.inner.counters;
+        PoolStats {
+            buffers: Counters::get(&c.pooled_buffers),
+            bytes: Counters::get(&c.pooled_bytes),
+        }
+    }
+
+    /// Release every pooled buffer (after submitting pending work that may use them).
+    pub fn empty_cache(&self) -> DeviceResult<()> {
+        self.flush()?;
+        lock(&self.inner.pool).clear();
+        let c = &self.inner.counters;
+        c.pooled_buffers
+            .store(0, std::sync::atomic::Ordering::Relaxed);
+        c.pooled_bytes
+            .store(0, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Pipelines compiled so far.
+    pub fn pipelines_cached(&self) -> usize {
+        lock(&self.inner.pipelines).len()
+    }
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Device({})", self.inner.info)
+    }
+}

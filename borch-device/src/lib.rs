@@ -1,0 +1,21 @@
+//! borch's WebGPU device: one adapter and device, a size-keyed buffer pool, a pipeline cache,
+//! dispatches batched into one command encoder, and the counters that tests pin.
+
+mod adapter;
+mod batch;
+mod counters;
+mod device;
+mod error;
+mod global;
+mod kernel;
+mod pool;
+mod readback;
+
+pub use adapter::{AdapterInfo, DeviceOptions, PowerPreference};
+pub use counters::{MemoryStats, PoolStats};
+pub use device::Device;
+pub use error::{DeviceError, DeviceResult};
+pub use global::{default_device, init, is_initialized};
+pub use kernel::{Binding, Kernel, WORKGROUP_SIZE, grid_for};
+pub use pool::PooledBuffer;
+pub use wgpu;

@@ -1,0 +1,72 @@
+use std::fmt;
+
+/// Element types. Every element is stored in 32 bits because WGSL has no 64-bit integers:
+/// `Int64` is torch's int64 label over i32 storage, and values outside i32 are refused where a
+/// tensor is created (see docs/dtypes.md). `Bool` is stored as u32 0/1.
+/// The order is torch's promotion order of categories: bool < integer < floating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    Bool,
+    Int64,
+    Float32,
+}
+
+impl DType {
+    /// torch's name: `torch.float32`, `torch.int64`, `torch.bool`.
+    pub fn torch_name(self) -> &'static str {
+        match self {
+            DType::Float32 => "torch.float32",
+            DType::Int64 => "torch.int64",
+            DType::Bool => "torch.bool",
+        }
+    }
+
+    /// The short name (`float32`, `int64`, `bool`).
+    pub fn name(self) -> &'static str {
+        &self.torch_name()[6..]
+    }
+
+    /// torch's C++ scalar type name, used in "not implemented for 'Long'" messages.
+    pub fn scalar_type_name(self) -> &'static str {
+        match self {
+            DType::Float32 => "Float",
+            DType::Int64 => "Long",
+            DType::Bool => "Bool",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<DType> {
+        match name.trim_start_matches("torch.") {
+            "float32" | "float" => Some(DType::Float32),
+            "int64" | "long" => Some(DType::Int64),
+            "bool" => Some(DType::Bool),
+            _ => None,
+        }
+    }
+
+    /// The WGSL type of one stored element.
+    pub fn wgsl(self) -> &'static str {
+        match self {
+            DType::Float32 => "f32",
+            DType::Int64 => "i32",
+            DType::Bool => "u32",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        self == DType::Float32
+    }
+
+    /// torch's `promote_types` among the dtypes borch has.
+    pub fn promote(self, other: DType) -> DType {
+        self.max(other)
+    }
+
+    pub const SIZE_BYTES: usize = 4;
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.torch_name())
+    }
+}

@@ -1,0 +1,69 @@
+use borch_device::DeviceError;
+use thiserror::Error;
+
+/// The one error type of borch. Each variant names the Python exception torch raises for the same
+/// mistake, so the bindings can raise the same class; messages reuse torch's English.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum BorchError {
+    /// torch's `RuntimeError`: shapes that do not fit, values out of a domain.
+    #[error("{0}")]
+    Runtime(String),
+    /// torch's `IndexError`: a dim or index out of range.
+    #[error("{0}")]
+    Index(String),
+    /// torch's `TypeError`: an argument of the wrong kind.
+    #[error("{0}")]
+    Type(String),
+    /// torch's `ValueError`.
+    #[error("{0}")]
+    Value(String),
+    /// torch's `NotImplementedError`, also for torch behaviour borch does not have yet.
+    #[error("{0}")]
+    NotImplemented(String),
+    /// A tensor used after its scope released it.
+    #[error("{0}")]
+    Released(String),
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+}
+
+/// The exception class a binding should raise for an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    Runtime,
+    Index,
+    Type,
+    Value,
+    NotImplemented,
+    Released,
+    Device,
+}
+
+impl BorchError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            BorchError::Runtime(_) => ErrorKind::Runtime,
+            BorchError::Index(_) => ErrorKind::Index,
+            BorchError::Type(_) => ErrorKind::Type,
+            BorchError::Value(_) => ErrorKind::Value,
+            BorchError::NotImplemented(_) => ErrorKind::NotImplemented,
+            BorchError::Released(_) => ErrorKind::Released,
+            BorchError::Device(_) => ErrorKind::Device,
+        }
+    }
+}
+
+pub type Result<T, E = BorchError> = std::result::Result<T, E>;
+
+pub(crate) fn runtime<T>(msg: impl Into<String>) -> Result<T> {
+    Err(BorchError::Runtime(msg.into()))
+}
+pub(crate) fn index_err<T>(msg: impl Into<String>) -> Result<T> {
+    Err(BorchError::Index(msg.into()))
+}
+pub(crate) fn type_err<T>(msg: impl Into<String>) -> Result<T> {
+    Err(BorchError::Type(msg.into()))
+}
+pub(crate) fn not_impl<T>(msg: impl Into<String>) -> Result<T> {
+    Err(BorchError::NotImplemented(msg.into()))
+}

@@ -1,0 +1,36 @@
+//! WGSL kernels and the Rust that launches them. Each file generates the source of one family.
+
+pub(crate) mod map;
+pub(crate) mod prelude;
+
+use borch_device::{Binding, Device, Kernel, WORKGROUP_SIZE, grid_for};
+
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// Dispatch `groups` one-dimensional workgroups of `kernel` over `tensors` (bindings 1, 2, …).
+pub(crate) fn launch(
+    device: &Device,
+    kernel: &Kernel<'_>,
+    tensors: &[&Tensor],
+    params: &[u32],
+    groups: u32,
+) -> Result<()> {
+    let max_x = device.limits().max_compute_workgroups_per_dimension;
+    let bindings: Vec<Binding<'_>> = tensors
+        .iter()
+        .map(|t| Binding { buffer: t.buffer() })
+        .collect();
+    device.dispatch(kernel, &bindings, params, grid_for(groups, max_x))?;
+    Ok(())
+}
+
+/// Workgroups needed for `n` threads.
+pub(crate) fn groups_for(n: usize) -> u32 {
+    (n as u64).div_ceil(u64::from(WORKGROUP_SIZE)) as u32
+}
+
+/// Signed word for params.
+pub(crate) fn w(x: isize) -> u32 {
+    x as i32 as u32
+}

@@ -1,0 +1,21 @@
+//! borch's tensors: torch's semantics (layouts and views, broadcasting, type promotion, error
+//! wording) over WGSL kernels that run natively through wgpu and in browsers.
+
+mod dtype;
+mod error;
+mod host;
+mod kernels;
+mod layout;
+pub mod ops;
+mod scalar;
+mod tensor;
+
+pub use borch_device::{AdapterInfo, Device, DeviceOptions, default_device, init};
+pub use dtype::DType;
+pub use error::{BorchError, ErrorKind, Result};
+pub use host::{Element, HostData, NdData};
+pub use layout::{Layout, broadcast_shapes, fmt_size, wrap_dim};
+pub use ops::creation::{arange, arange_to, empty, eye, full, linspace, ones, zeros};
+pub use ops::elementwise::where_cond;
+pub use scalar::{Operand, Scalar};
+pub use tensor::Tensor;

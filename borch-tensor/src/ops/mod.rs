@@ -1,0 +1,4 @@
+pub mod creation;
+pub mod elementwise;
+pub mod table;
+pub mod view;

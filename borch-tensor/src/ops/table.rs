@@ -1,0 +1,162 @@
+//! Every elementwise op, defined once: torch's name, its WGSL for float and integer compute, how
+//! it treats int64 and bool inputs, whether it yields bool, and its scalar parameters. Methods,
+//! binding names and golden cases follow from this table.
+
+/// What an op does with int64 inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnInt {
+    /// Computed in i32 with this expression; the result stays int64.
+    Compute(&'static str),
+    /// Promoted to float32 first (exp, sin, …).
+    Float,
+    /// Refused, as torch refuses it.
+    Error,
+}
+
+/// What an op does when every input is bool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnBool {
+    /// Computed as integers, result stored as bool (add is or, mul is and).
+    Keep,
+    /// Computed as integers, result int64 (square).
+    Int,
+    /// Promoted to float32.
+    Float,
+    /// Refused with this message.
+    Error(&'static str),
+}
+
+/// One elementwise op.
+#[derive(Debug)]
+pub struct MapOp {
+    pub name: &'static str,
+    pub arity: usize,
+    /// WGSL over `a`, `b`, `c` (f32) and the parameters `k0`, `k1`, ….
+    pub float: &'static str,
+    pub on_int: OnInt,
+    pub on_bool: OnBool,
+    /// Yields bool (comparisons, isnan, logical ops).
+    pub predicate: bool,
+    /// torch's names of the scalar parameters, in order, with their defaults.
+    pub params: &'static [(&'static str, f64)],
+}
+
+const NEG_BOOL: &str = "Negation, the `-` operator, on a bool tensor is not supported. If you \
+are trying to invert a mask, use the `~` or `logical_not()` operator instead.";
+pub const SUB_BOOL: &str = "Subtraction, the `-` operator, with two bool tensors is not \
+supported. Use the `^` or `logical_xor()` operator instead.";
+pub const SUB_ONE_BOOL: &str = "Subtraction, the `-` operator, with a bool tensor is not \
+supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.";
+
+macro_rules! map_ops {
+    ($( $id:ident = $name:literal / $arity:literal : $float:literal, $int:expr, $boolr:expr
+        $(, pred $pred:literal)? $(, params [$(($pn:literal, $pd:expr)),*])? ; )*) => {
+        $(
+            pub static $id: MapOp = MapOp {
+                name: $name,
+                arity: $arity,
+                float: $float,
+                on_int: $int,
+                on_bool: $boolr,
+                predicate: false $(|| $pred)?,
+                params: &[$($(($pn, $pd)),*)?],
+            };
+        )*
+        /// Every elementwise op, for bindings and audits.
+        pub static ALL: &[&MapOp] = &[$(&$id),*];
+    };
+}
+
+use OnBool::{Error as BoolErr, Float as BoolFloat, Int as BoolInt, Keep};
+use OnInt::{Compute, Error as IntErr, Float};
+
+const F32_MAX: f64 = f32::MAX as f64;
+
+map_ops! {
+    ABS = "abs"/1: "abs(a)", Compute("abs(a)"), BoolErr("\"abs\" not implemented for 'Bool'");
+    NEG = "neg"/1: "-a", Compute("-a"), BoolErr(NEG_BOOL);
+    EXP = "exp"/1: "exp(a)", Float, BoolFloat;
+    EXP2 = "exp2"/1: "exp2(a)", Float, BoolFloat;
+    EXPM1 = "expm1"/1: "expm1_(a)", Float, BoolFloat;
+    LOG = "log"/1: "log(a)", Float, BoolFloat;
+    LOG2 = "log2"/1: "log2(a)", Float, BoolFloat;
+    LOG10 = "log10"/1: "log(a) * 0.43429448190325182765", Float, BoolFloat;
+    LOG1P = "log1p"/1: "log1p_(a)", Float, BoolFloat;
+    SQRT = "sqrt"/1: "sqrt(a)", Float, BoolFloat;
+    RSQRT = "rsqrt"/1: "inverseSqrt(a)", Float, BoolFloat;
+    SIN = "sin"/1: "sin(a)", Float, BoolFloat;
+    COS = "cos"/1: "cos(a)", Float, BoolFloat;
+    TAN = "tan"/1: "tan(a)", Float, BoolFloat;
+    ASIN = "asin"/1: "asin(a)", Float, BoolFloat;
+    ACOS = "acos"/1: "acos(a)", Float, BoolFloat;
+    ATAN = "atan"/1: "atan(a)", Float, BoolFloat;
+    SINH = "sinh"/1: "sinh(a)", Float, BoolFloat;
+    COSH = "cosh"/1: "cosh(a)", Float, BoolFloat;
+    TANH = "tanh"/1: "tanh_(a)", Float, BoolFloat;
+    ASINH = "asinh"/1: "asinh(a)", Float, BoolFloat;
+    ACOSH = "acosh"/1: "acosh(a)", Float, BoolFloat;
+    ATANH = "atanh"/1: "atanh(a)", Float, BoolFloat;
+    SIGMOID = "sigmoid"/1: "sigmoid_(a)", Float, BoolFloat;
+    RELU = "relu"/1: "select(a, 0.0, a < 0.0)", Compute("max(a, 0)"),
+        BoolErr("Boolean inputs not supported for relu");
+    GELU = "gelu"/1: "gelu_(a)", IntErr, BoolErr("\"gelu\" not implemented for 'Bool'");
+    GELU_TANH = "gelu_tanh"/1: "gelu_tanh_(a)", IntErr, BoolErr("\"gelu\" not implemented for 'Bool'");
+    SILU = "silu"/1: "a * sigmoid_(a)", IntErr, BoolErr("\"silu\" not implemented for 'Bool'");
+    SOFTPLUS = "softplus"/1: "softplus_(a, k0, k1)", IntErr,
+        BoolErr("\"softplus\" not implemented for 'Bool'"), params [("beta", 1.0), ("threshold", 20.0)];
+    ERF = "erf"/1: "erf_(a)", Float, BoolFloat;
+    ERFC = "erfc"/1: "erfc_(a)", Float, BoolFloat;
+    FLOOR = "floor"/1: "floor(a)", Compute("a"), BoolErr("\"floor\" not implemented for 'Bool'");
+    CEIL = "ceil"/1: "ceil(a)", Compute("a"), BoolErr("\"ceil\" not implemented for 'Bool'");
+    ROUND = "round"/1: "round_even(a)", Compute("a"), BoolErr("\"round\" not implemented for 'Bool'");
+    TRUNC = "trunc"/1: "trunc(a)", Compute("a"), BoolErr("\"trunc\" not implemented for 'Bool'");
+    FRAC = "frac"/1: "select(a - trunc(a), f_nan(), is_inf(a))", IntErr, BoolErr("\"frac\" not implemented for 'Bool'");
+    SIGN = "sign"/1: "sign_f(a)", Compute("sign(a)"), Keep;
+    RECIPROCAL = "reciprocal"/1: "1.0 / a", Float, BoolFloat;
+    SQUARE = "square"/1: "a * a", Compute("a * a"), BoolInt;
+    ISNAN = "isnan"/1: "is_nan(a)", Compute("a != a"), Keep, pred true;
+    ISINF = "isinf"/1: "is_inf(a)", Compute("a != a"), Keep, pred true;
+    ISFINITE = "isfinite"/1: "!(is_nan(a) || is_inf(a))", Compute("a == a"), Keep, pred true;
+    LOGICAL_NOT = "logical_not"/1: "a == 0.0", Compute("a == 0"), Keep, pred true;
+    NAN_TO_NUM = "nan_to_num"/1: "nan_to_num_(a, k0, k1, k2)", Compute("a"), Keep,
+        params [("nan", 0.0), ("posinf", F32_MAX), ("neginf", -F32_MAX)];
+    ADD = "add"/2: "a + k0 * b", Compute("a + k0 * b"), Keep, params [("alpha", 1.0)];
+    SUB = "sub"/2: "a - k0 * b", Compute("a - k0 * b"), BoolErr(SUB_BOOL), params [("alpha", 1.0)];
+    MUL = "mul"/2: "a * b", Compute("a * b"), Keep;
+    DIV = "div"/2: "a / b", Float, BoolFloat;
+    DIV_FLOOR = "div_floor"/2: "div_floor_f(a, b)", Compute("floordiv_i(a, b)"),
+        BoolErr("\"div_floor\" not implemented for 'Bool'");
+    DIV_TRUNC = "div_trunc"/2: "div_trunc_f(a, b)", Compute("select(a / b, 0, b == 0)"),
+        BoolErr("\"div_trunc\" not implemented for 'Bool'");
+    REMAINDER = "remainder"/2: "remainder_f(a, b)", Compute("remainder_i(a, b)"),
+        BoolErr("\"remainder\" not implemented for 'Bool'");
+    FMOD = "fmod"/2: "fmod_f(a, b)", Compute("fmod_i(a, b)"), BoolErr("\"fmod\" not implemented for 'Bool'");
+    POW = "pow"/2: "pow_f(a, b)", Compute("pow_i(a, b)"), BoolErr("\"pow\" not implemented for 'Bool'");
+    ATAN2 = "atan2"/2: "atan2(a, b)", Float, BoolFloat;
+    MAXIMUM = "maximum"/2: "max_f(a, b)", Compute("max(a, b)"), Keep;
+    MINIMUM = "minimum"/2: "min_f(a, b)", Compute("min(a, b)"), Keep;
+    EQ = "eq"/2: "a == b", Compute("a == b"), Keep, pred true;
+    NE = "ne"/2: "a != b", Compute("a != b"), Keep, pred true;
+    LT = "lt"/2: "a < b", Compute("a < b"), Keep, pred true;
+    LE = "le"/2: "a <= b", Compute("a <= b"), Keep, pred true;
+    GT = "gt"/2: "a > b", Compute("a > b"), Keep, pred true;
+    GE = "ge"/2: "a >= b", Compute("a >= b"), Keep, pred true;
+    LOGICAL_AND = "logical_and"/2: "(a != 0.0) && (b != 0.0)", Compute("(a != 0) && (b != 0)"), Keep, pred true;
+    LOGICAL_OR = "logical_or"/2: "(a != 0.0) || (b != 0.0)", Compute("(a != 0) || (b != 0)"), Keep, pred true;
+    LOGICAL_XOR = "logical_xor"/2: "(a != 0.0) != (b != 0.0)", Compute("(a != 0) != (b != 0)"), Keep, pred true;
+    CLAMP = "clamp"/3: "clamp_f(a, b, c)", Compute("min(max(a, b), c)"), Keep;
+    CLAMP_MIN = "clamp_min"/2: "max_f(a, b)", Compute("max(a, b)"), Keep;
+    CLAMP_MAX = "clamp_max"/2: "min_f(a, b)", Compute("min(a, b)"), Keep;
+    LERP = "lerp"/3: "lerp_(a, b, c)", IntErr, BoolErr("\"lerp\" not implemented for 'Bool'");
+    ADDCMUL = "addcmul"/3: "a + k0 * b * c", Compute("a + k0 * b * c"),
+        BoolErr("\"addcmul\" not implemented for 'Bool'"), params [("value", 1.0)];
+    ADDCDIV = "addcdiv"/3: "a + k0 * b / c", IntErr,
+        BoolErr("\"addcdiv\" not implemented for 'Bool'"), params [("value", 1.0)];
+    WHERE = "where"/3: "select(c, b, a != 0.0)", Compute("select(c, b, a != 0)"), Keep;
+    CAST = "to"/1: "a", Compute("a"), Keep;
+}
+
+/// The op named `name` in torch's spelling.
+pub fn find(name: &str) -> Option<&'static MapOp> {
+    ALL.iter().copied().find(|op| op.name == name)
+}
