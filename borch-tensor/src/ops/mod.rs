@@ -1,4 +1,9 @@
+pub mod arg_reduce;
 pub mod creation;
 pub mod elementwise;
+pub mod moments;
+pub mod reduce;
+pub mod scan;
+pub mod softmax;
 pub mod table;
 pub mod view;
