@@ -130,6 +130,7 @@ fn div_or_nan(a: f32, d: f32) -> f32 {
     }
     return a / d;
 }
+fn nonzero_f(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) != 0u; }
 fn log_f(x: f32) -> f32 {
     if (x == 0.0) { return -f_inf(); }
     if (is_inf(x) && x > 0.0) { return x; }
@@ -379,10 +380,10 @@ pub(crate) fn reduce(
     let out_layout = Layout::contiguous(input.shape());
     let (mut kept, mut red) = (Dims::default(), Dims::default());
     let (mut n_out, mut n_red) = (1usize, 1usize);
-    for d in 0..layout.rank() {
+    for (d, &is_reduced) in reduced.iter().enumerate() {
         let n = layout.shape[d];
         let (st, ost) = (layout.strides[d], out_layout.strides[d]);
-        if reduced[d] {
+        if is_reduced {
             n_red *= n;
             red.push(n, st, ost);
         } else {

@@ -168,7 +168,7 @@ fn norm_parts(p: f64) -> (Fold, &'static str) {
     } else if p == f64::NEG_INFINITY {
         (fold("f32", "f_inf()", "abs(x)", "min_f(a, b)"), "acc")
     } else if p == 0.0 {
-        (sum("select(0.0, 1.0, x != 0.0)"), "acc")
+        (sum("select(0.0, 1.0, nonzero_f(x))"), "acc")
     } else if p == 1.0 {
         (sum("abs(x)"), "acc")
     } else if p == 2.0 {
@@ -251,7 +251,12 @@ impl Tensor {
     ) -> Result<Tensor> {
         let flags = reduced_flags(self, dims, false)?;
         let dt = self.dtype();
-        let map = format!("u32(x != {})", zero(dt));
+        // By bit pattern for floats, so that NaN counts as nonzero under any compiler.
+        let map = if dt == DType::Float32 {
+            "u32(nonzero_f(x))".to_string()
+        } else {
+            format!("u32(x != {})", zero(dt))
+        };
         let f = fold("u32", init, &map, combine);
         run(
             self,
