@@ -20,6 +20,9 @@ struct In {
     big: Tensor,
     bigt: Tensor,
     bigf: Tensor,
+    huge: Tensor,
+    huge2: Tensor,
+    huge2t: Tensor,
 }
 
 fn inputs() -> In {
@@ -33,7 +36,19 @@ fn inputs() -> In {
         .map(|i| (((i * 37) % 101) as f32 - 50.0) / 8.0)
         .collect();
     let big = Tensor::from_slice(&big_values, &[50, 100]).unwrap();
+    let huge_values: Vec<f32> = (0..100_000)
+        .map(|i| (((i * 53) % 211) as f32 - 105.0) / 16.0)
+        .collect();
+    let huge = Tensor::from_slice(&huge_values, &[100_000]).unwrap();
+    let huge2 = huge
+        .narrow(0, 0, 80_000)
+        .unwrap()
+        .reshape(&[2, 40_000])
+        .unwrap();
     In {
+        huge2t: huge2.t().unwrap(),
+        huge2,
+        huge,
         t: x.t().unwrap(),
         s: x.slice(1, Some(0), None, 2).unwrap(),
         e: Tensor::new([1.5f32, -2.0, 3.0])
@@ -306,6 +321,63 @@ fn many_workgroups() {
             .unwrap()
             .prod(None, false),
         &BIGF_PROD,
+    );
+}
+
+/// 100000 elements: few rows this long are cut into chunks, each reduced by its own workgroup.
+#[test]
+fn split_rows() {
+    let n = inputs();
+    check_f(n.huge.sum(None, false), &HUGE_SUM);
+    check_f(n.huge.mean(None, false), &HUGE_MEAN);
+    check_f(n.huge.amax(None, false), &HUGE_AMAX);
+    check_i(n.huge.argmax(None, false), &HUGE_ARGMAX);
+    check_i(n.huge.argmin(None, false), &HUGE_ARGMIN);
+    let late = arange(0, 100_000, 1)
+        .unwrap()
+        .ge(77_777)
+        .unwrap()
+        .mul(0.01)
+        .unwrap();
+    check_i(
+        n.huge.add(&late).unwrap().argmax(None, false),
+        &HUGE_LATE_ARGMAX,
+    );
+    let early = arange(0, 100_000, 1)
+        .unwrap()
+        .lt(33_333)
+        .unwrap()
+        .mul(0.01)
+        .unwrap();
+    check_pair_f(
+        n.huge.sub(&early).unwrap().max_dim(0, false),
+        &HUGE_LATE_MAX_0_V,
+        &HUGE_LATE_MAX_0_I,
+    );
+    check_pair_f(n.huge2.max_dim(1, false), &HUGE2_MAX_1_V, &HUGE2_MAX_1_I);
+    check_pair_f(n.huge2t.min_dim(0, false), &HUGE2T_MIN_0_V, &HUGE2T_MIN_0_I);
+    check_i(n.huge2t.argmax(Some(0), true), &HUGE2T_ARGMAX_0_KEEP);
+    check_f(n.huge.norm(2.0, None, false), &HUGE_NORM);
+    check_f(
+        n.huge2t.norm(f64::INFINITY, Some(&[0]), false),
+        &HUGE2T_NORMINF_0,
+    );
+    check_f(n.huge2.var(Some(&[1]), 1.0, false), &HUGE2_VAR_1);
+    check_f(n.huge.std(None, 0.0, false), &HUGE_STD);
+    check_f(n.huge.logsumexp(&[0], false), &HUGE_LSE);
+    check_f(n.huge2t.logsumexp(&[0], true), &HUGE2T_LSE_0_KEEP);
+    check_b(n.huge.gt(-6.5).unwrap().all(None, false), &HUGE_ALL);
+    check_b(n.huge.gt(6.5).unwrap().any(None, false), &HUGE_ANY);
+    let ints = arange(0, 100_000, 1).unwrap().remainder(1000).unwrap();
+    check_i(ints.sum(None, false), &HUGEI_SUM);
+    check_f(
+        n.huge
+            .div(2000.0)
+            .unwrap()
+            .add(1.0)
+            .unwrap()
+            .prod(None, false),
+        &HUGE_PROD,
     );
 }
 

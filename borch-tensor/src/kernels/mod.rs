@@ -3,6 +3,7 @@
 pub(crate) mod map;
 pub(crate) mod prelude;
 pub(crate) mod reduce;
+pub(crate) mod reduce_wgsl;
 pub(crate) mod scan;
 
 use borch_device::{Binding, Device, Kernel, WORKGROUP_SIZE, grid_for};

@@ -3,8 +3,8 @@
 
 use crate::dtype::DType;
 use crate::error::{Result, not_impl};
-use crate::kernels::reduce::{Output, Pre, ReduceSpec};
-use crate::ops::reduce::{fold, reduced_flags, run};
+use crate::kernels::reduce::{Output, Pre, ReduceSpec, splits_rows};
+use crate::ops::reduce::{fold, reduced_flags, run, value_spec};
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -31,6 +31,20 @@ impl Tensor {
         }
         let flags = reduced_flags(self, dims, true)?;
         let var = "div_or_nan(acc, max(n - k(0u), 0.0))";
+        let finalize = if root {
+            format!("sqrt({var})")
+        } else {
+            var.to_string()
+        };
+        if splits_rows(self.shape(), &flags) {
+            // Few very long rows: the mean and the sum of squares each split across workgroups.
+            let mean = self.mean(dims, true)?;
+            let squares = self.sub(&mean)?.square()?;
+            let f = fold("f32", "0.0", "x", "a + b");
+            let mut spec = value_spec(DType::Float32, f, DType::Float32, &finalize);
+            spec.extras = vec![correction as f32];
+            return run(&squares, &spec, &flags, keepdim);
+        }
         let spec = ReduceSpec {
             compute: DType::Float32,
             pre: Some(Pre {
@@ -40,11 +54,7 @@ impl Tensor {
             fold: fold("f32", "0.0", "(x - pre) * (x - pre)", "a + b"),
             output: Output::Value {
                 dtype: DType::Float32,
-                finalize: if root {
-                    format!("sqrt({var})")
-                } else {
-                    var.to_string()
-                },
+                finalize,
                 index: false,
             },
             extras: vec![correction as f32],

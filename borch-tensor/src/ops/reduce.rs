@@ -3,7 +3,7 @@
 
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, index_err, not_impl, runtime};
-use crate::kernels::reduce::{Combine, Fold, Output, Pre, ReduceSpec, reduce};
+use crate::kernels::reduce::{Combine, Fold, Output, Pre, ReduceSpec, reduce, splits_rows};
 use crate::layout::wrap_dims;
 use crate::tensor::Tensor;
 
@@ -270,6 +270,17 @@ impl Tensor {
     /// dim. Integer inputs give float.
     pub fn logsumexp(&self, dims: &[isize], keepdim: bool) -> Result<Tensor> {
         let flags = reduced_flags(self, Some(dims), true)?;
+        if splits_rows(self.shape(), &flags) {
+            // Few very long rows: the max and the sum of exponentials each split across
+            // workgroups.
+            let x = self.to_dtype(DType::Float32)?;
+            let m = x.amax(Some(dims), true)?;
+            let m = m.masked_fill(&m.isinf()?, 0.0)?;
+            let f = fold("f32", "0.0", "exp(x)", "a + b");
+            let spec = value_spec(DType::Float32, f, DType::Float32, "log_f(acc)");
+            let sums = run(&x.sub(&m)?, &spec, &flags, keepdim)?;
+            return sums.add(&m.view_as_shape(sums.shape())?);
+        }
         let spec = ReduceSpec {
             compute: DType::Float32,
             pre: Some(Pre {

@@ -24,6 +24,12 @@ NAN = torch.tensor([1.0, float("nan"), 3.0, float("nan")])
 BIG = torch.tensor([(((i * 37) % 101) - 50) / 8 for i in range(5000)]).reshape(50, 100)
 BIGT = BIG.t()
 BIGF = BIG.reshape(5000)
+# 100000 elements: rows this long are cut into chunks reduced by separate workgroups. The values
+# repeat, so ties between chunks test that the first index wins.
+HUGE = torch.tensor([(((i * 53) % 211) - 105) / 16 for i in range(100000)])
+HUGE2 = HUGE[:80000].reshape(2, 40000)
+HUGE2T = HUGE2.t()
+HUGEI = torch.arange(100000) % 1000
 inf = math.inf
 
 CASES = {
@@ -157,6 +163,27 @@ CASES = {
     "BIGF_ANY": "(BIGF > 6.2).any()",
     "BIGF_ALL": "(BIGF > -6.3).all()",
     "BIGF_PROD": "(BIGF / 64 + 1).prod()",
+    # 100000 elements, split rows
+    "HUGE_SUM": "HUGE.sum()",
+    "HUGE_MEAN": "HUGE.mean()",
+    "HUGE_AMAX": "HUGE.amax()",
+    "HUGE_ARGMAX": "HUGE.argmax()",
+    "HUGE_ARGMIN": "HUGE.argmin()",
+    "HUGE_LATE_ARGMAX": "(HUGE + (torch.arange(100000) >= 77777) * 0.01).argmax()",
+    "HUGE_LATE_MAX_0": "(HUGE - (torch.arange(100000) < 33333) * 0.01).max(0)",
+    "HUGE2_MAX_1": "HUGE2.max(1)",
+    "HUGE2T_MIN_0": "HUGE2T.min(0)",
+    "HUGE2T_ARGMAX_0_KEEP": "HUGE2T.argmax(0, keepdim=True)",
+    "HUGE_NORM": "HUGE.norm()",
+    "HUGE2T_NORMINF_0": "HUGE2T.norm(p=inf, dim=0)",
+    "HUGE2_VAR_1": "HUGE2.var(1)",
+    "HUGE_STD": "HUGE.std(correction=0)",
+    "HUGE_LSE": "HUGE.logsumexp(0)",
+    "HUGE2T_LSE_0_KEEP": "HUGE2T.logsumexp(0, keepdim=True)",
+    "HUGE_ALL": "(HUGE > -6.5).all()",
+    "HUGE_ANY": "(HUGE > 6.5).any()",
+    "HUGEI_SUM": "HUGEI.sum()",
+    "HUGE_PROD": "(HUGE / 2000 + 1).prod()",
 }
 
 

@@ -985,3 +985,118 @@ pub const BIGF_PROD: Exp<f32> = Exp {
     shape: &[],
     data: &[0.00028448665],
 };
+
+pub const HUGE_SUM: Exp<f32> = Exp {
+    shape: &[],
+    data: &[-21.875],
+};
+
+pub const HUGE_MEAN: Exp<f32> = Exp {
+    shape: &[],
+    data: &[-0.00021875],
+};
+
+pub const HUGE_AMAX: Exp<f32> = Exp {
+    shape: &[],
+    data: &[6.5625],
+};
+
+pub const HUGE_ARGMAX: Exp<i64> = Exp {
+    shape: &[],
+    data: &[207],
+};
+
+pub const HUGE_ARGMIN: Exp<i64> = Exp {
+    shape: &[],
+    data: &[0],
+};
+
+pub const HUGE_LATE_ARGMAX: Exp<i64> = Exp {
+    shape: &[],
+    data: &[77855],
+};
+
+pub const HUGE_LATE_MAX_0_V: Exp<f32> = Exp {
+    shape: &[],
+    data: &[6.5625],
+};
+
+pub const HUGE_LATE_MAX_0_I: Exp<i64> = Exp {
+    shape: &[],
+    data: &[33334],
+};
+
+pub const HUGE2_MAX_1_V: Exp<f32> = Exp {
+    shape: &[2],
+    data: &[6.5625, 6.5625],
+};
+
+pub const HUGE2_MAX_1_I: Exp<i64> = Exp {
+    shape: &[2],
+    data: &[207, 86],
+};
+
+pub const HUGE2T_MIN_0_V: Exp<f32> = Exp {
+    shape: &[2],
+    data: &[-6.5625, -6.5625],
+};
+
+pub const HUGE2T_MIN_0_I: Exp<i64> = Exp {
+    shape: &[2],
+    data: &[0, 90],
+};
+
+pub const HUGE2T_ARGMAX_0_KEEP: Exp<i64> = Exp {
+    shape: &[1, 2],
+    data: &[207, 86],
+};
+
+pub const HUGE_NORM: Exp<f32> = Exp {
+    shape: &[],
+    data: &[1203.7831],
+};
+
+pub const HUGE2T_NORMINF_0: Exp<f32> = Exp {
+    shape: &[2],
+    data: &[6.5625, 6.5625],
+};
+
+pub const HUGE2_VAR_1: Exp<f32> = Exp {
+    shape: &[2],
+    data: &[14.492699, 14.493301],
+};
+
+pub const HUGE_STD: Exp<f32> = Exp {
+    shape: &[],
+    data: &[3.8068612],
+};
+
+pub const HUGE_LSE: Exp<f32> = Exp {
+    shape: &[],
+    data: &[15.527002],
+};
+
+pub const HUGE2T_LSE_0_KEEP: Exp<f32> = Exp {
+    shape: &[1, 2],
+    data: &[14.609096, 14.612145],
+};
+
+pub const HUGE_ALL: Exp<bool> = Exp {
+    shape: &[],
+    data: &[false],
+};
+
+pub const HUGE_ANY: Exp<bool> = Exp {
+    shape: &[],
+    data: &[true],
+};
+
+pub const HUGEI_SUM: Exp<i64> = Exp {
+    shape: &[],
+    data: &[49950000],
+};
+
+pub const HUGE_PROD: Exp<f32> = Exp {
+    shape: &[],
+    data: &[0.82523435],
+};
