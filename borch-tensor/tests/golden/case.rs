@@ -144,6 +144,7 @@ impl Args<'_> {
     pub fn opt_f64(&self, k: &str) -> Option<f64> {
         self.has(k).then(|| number(&self.0[k]))
     }
+    #[allow(dead_code)] // for families with boolean args (keepdim, descending, …)
     pub fn bool(&self, k: &str) -> bool {
         self.0[k].as_bool().unwrap_or(false)
     }
@@ -153,6 +154,7 @@ impl Args<'_> {
     pub fn shape(&self, k: &str) -> Vec<usize> {
         dims(&self.0[k]).into_iter().map(|d| d as usize).collect()
     }
+    #[allow(dead_code)] // for families with string args (reduction, mode, …)
     pub fn str(&self, k: &str) -> Option<&str> {
         self.0[k].as_str()
     }
