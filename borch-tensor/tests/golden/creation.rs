@@ -1,8 +1,6 @@
 //! Creation functions.
 
-use borch_tensor::{
-    DType, Operand, Result, Scalar, Tensor, arange, eye, full, linspace, ones, zeros,
-};
+use borch_tensor::{DType, Operand, Result, Tensor, arange, eye, full, linspace, ones, zeros};
 use serde_json::Value;
 
 use crate::case::{Args, number};
