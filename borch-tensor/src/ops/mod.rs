@@ -1,4 +1,5 @@
 pub mod arg_reduce;
+pub mod checks;
 pub mod creation;
 pub mod elementwise;
 pub mod moments;
