@@ -14,8 +14,10 @@ pub use borch_device::{AdapterInfo, Device, DeviceOptions, default_device, init}
 pub use dtype::DType;
 pub use error::{BorchError, ErrorKind, Result};
 pub use host::{Element, HostData, NdData};
+pub use kernels::check::check_index_errors;
 pub use layout::{Layout, broadcast_shapes, fmt_size, wrap_dim};
 pub use ops::creation::{arange, arange_to, empty, eye, full, linspace, ones, zeros};
 pub use ops::elementwise::where_cond;
+pub use ops::join::{cat, stack};
 pub use scalar::{Operand, Scalar};
 pub use tensor::Tensor;

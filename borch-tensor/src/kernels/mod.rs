@@ -1,7 +1,13 @@
 //! WGSL kernels and the Rust that launches them. Each file generates the source of one family.
 
+pub(crate) mod check;
+pub(crate) mod gather;
 pub(crate) mod map;
+pub(crate) mod one_hot;
 pub(crate) mod prelude;
+pub(crate) mod scatter;
+pub(crate) mod sort;
+pub(crate) mod tri;
 
 use borch_device::{Binding, Device, Kernel, WORKGROUP_SIZE, grid_for};
 

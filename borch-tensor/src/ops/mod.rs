@@ -1,4 +1,12 @@
 pub mod creation;
 pub mod elementwise;
+pub mod index;
+pub mod join;
+pub mod one_hot;
+pub mod rearrange;
+pub mod scatter;
+pub mod sort;
+pub mod split;
 pub mod table;
+pub mod triangle;
 pub mod view;

@@ -48,6 +48,9 @@ pub(crate) fn infer_shape(shape: &[isize], n: usize) -> Result<Vec<usize>> {
 
 /// torch's `computeStride`: strides that view `old` as `new_shape`, if any exist.
 fn view_strides(old: &Layout, new_shape: &[usize]) -> Option<Vec<isize>> {
+    if old.rank() == 0 {
+        return Some(vec![1; new_shape.len()]);
+    }
     if old.numel() == 0 {
         return Some(crate::layout::contiguous_strides(new_shape));
     }
