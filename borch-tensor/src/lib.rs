@@ -21,3 +21,8 @@ pub use ops::elementwise::where_cond;
 pub use ops::join::{cat, stack};
 pub use scalar::{Operand, Scalar};
 pub use tensor::Tensor;
+
+/// Every generated WGSL kernel source with a name, for validation by naga without a GPU.
+pub fn kernel_sources() -> Vec<(String, String)> {
+    kernels::map::table_sources()
+}
