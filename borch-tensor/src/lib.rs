@@ -24,5 +24,7 @@ pub use tensor::Tensor;
 
 /// Every generated WGSL kernel source with a name, for validation by naga without a GPU.
 pub fn kernel_sources() -> Vec<(String, String)> {
-    kernels::map::table_sources()
+    let mut sources = kernels::map::table_sources();
+    sources.extend(kernels::shape_sources());
+    sources
 }

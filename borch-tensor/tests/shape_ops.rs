@@ -460,7 +460,7 @@ fn scatter_family() {
         err(z.scatter(
             1,
             &ints(&[0], &[1, 1]),
-            zeros(&[3], DType::Float32).unwrap()
+            zeros(&[3, 3, 3], DType::Float32).unwrap()
         )),
         "Index tensor must have the same number of dimensions as src tensor"
     );

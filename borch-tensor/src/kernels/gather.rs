@@ -29,7 +29,7 @@ pub(crate) struct Gather<'a> {
 
 const HEADER: usize = 10;
 
-fn source(dtype: DType) -> String {
+pub(crate) fn source(dtype: DType) -> String {
     format!(
         r#"@group(0) @binding(0) var<storage, read> p: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<{t}>;

@@ -40,3 +40,22 @@ pub(crate) fn groups_for(n: usize) -> u32 {
 pub(crate) fn w(x: isize) -> u32 {
     x as i32 as u32
 }
+
+/// The WGSL of the shape and indexing kernels in every specialisation, for validation.
+pub(crate) fn shape_sources() -> Vec<(String, String)> {
+    use crate::dtype::DType;
+    let mut out = vec![("one_hot".to_string(), one_hot::source())];
+    for dt in [DType::Float32, DType::Int64, DType::Bool] {
+        let n = dt.name();
+        out.push((format!("gather|{n}"), gather::source(dt)));
+        out.push((format!("sort|{n}"), sort::source(dt)));
+        out.push((format!("tri|{n}"), tri::source(dt)));
+        for mode in [scatter::Mode::Assign, scatter::Mode::Add] {
+            for scalar in [false, true] {
+                let name = format!("scatter|{n}|{mode:?}|{scalar}");
+                out.push((name, scatter::source(dt, mode, scalar)));
+            }
+        }
+    }
+    out
+}

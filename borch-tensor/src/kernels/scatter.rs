@@ -50,7 +50,7 @@ pub(crate) struct Scatter<'a> {
 
 const HEADER: usize = 11;
 
-fn source(dtype: DType, mode: Mode, scalar: bool) -> String {
+pub(crate) fn source(dtype: DType, mode: Mode, scalar: bool) -> String {
     let t = dtype.wgsl();
     let out_ty = match (mode, dtype) {
         (Mode::Assign, _) => t.to_string(),

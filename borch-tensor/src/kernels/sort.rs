@@ -14,7 +14,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::Tensor;
 
-fn source(dtype: DType) -> String {
+pub(crate) fn source(dtype: DType) -> String {
     let t = dtype.wgsl();
     let less = if dtype == DType::Float32 {
         "return a < b || (!is_nan(a) && is_nan(b));"

@@ -8,7 +8,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::Tensor;
 
-fn source(dtype: DType) -> String {
+pub(crate) fn source(dtype: DType) -> String {
     format!(
         r#"@group(0) @binding(0) var<storage, read> p: array<u32>;
 @group(0) @binding(1) var<storage, read_write> out: array<{t}>;

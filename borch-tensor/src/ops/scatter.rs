@@ -82,6 +82,10 @@ impl Tensor {
         if self.dim().max(1) != index.dim().max(1) {
             return runtime("Index tensor must have the same number of dimensions as self tensor");
         }
+        if let Operand::Tensor(t) = &src {
+            // torch reads `src.size(dim)` here, with the dim already wrapped against `self`.
+            wrap_dim(d as isize, t.dim())?;
+        }
         if let Operand::Tensor(t) = &src
             && t.dim().max(1) != index.dim().max(1)
         {
