@@ -1,4 +1,5 @@
 pub mod creation;
 pub mod elementwise;
+pub mod random;
 pub mod table;
 pub mod view;
