@@ -158,3 +158,127 @@ fn golden_cases_match_torch() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn seeds_and_generator_state() {
+    let _guard = lock();
+    assert_eq!(Generator::new().initial_seed(), 67_280_421_310_721);
+    let g = manual_seed(2u64.pow(40) + 5);
+    assert_eq!(initial_seed(), 2u64.pow(40) + 5);
+    assert_eq!(g.initial_seed(), initial_seed());
+
+    // manual_seed also forgets the cached second normal sample.
+    manual_seed(0);
+    let first = randn(&[1], None).unwrap().to_vec_blocking::<f32>().unwrap();
+    manual_seed(0);
+    assert_eq!(
+        randn(&[1], None).unwrap().to_vec_blocking::<f32>().unwrap(),
+        first
+    );
+
+    // An explicit generator leaves the default one alone; clones share one state.
+    manual_seed(0);
+    let mine = Generator::with_seed(0);
+    let shared = mine.clone();
+    let a = rand(&[3], Some(&mine))
+        .unwrap()
+        .to_vec_blocking::<f32>()
+        .unwrap();
+    let b = rand(&[3], None).unwrap().to_vec_blocking::<f32>().unwrap();
+    assert_eq!(a, b);
+    let c = rand(&[3], Some(&shared))
+        .unwrap()
+        .to_vec_blocking::<f32>()
+        .unwrap();
+    let d = rand(&[3], None).unwrap().to_vec_blocking::<f32>().unwrap();
+    assert_eq!(c, d);
+    assert!(mine.same(&shared) && !mine.same(&Generator::with_seed(0)));
+
+    // get_state / set_state replay a sequence, cached normal included.
+    let g = Generator::with_seed(5);
+    randn(&[1], Some(&g)).unwrap();
+    let state = g.get_state();
+    let once = randn(&[5], Some(&g))
+        .unwrap()
+        .to_vec_blocking::<f32>()
+        .unwrap();
+    g.set_state(&state);
+    let again = randn(&[5], Some(&g))
+        .unwrap()
+        .to_vec_blocking::<f32>()
+        .unwrap();
+    assert_eq!(once, again);
+}
+
+#[test]
+fn errors_use_torch_wording() {
+    // Messages copied from torch 2.15 on the CPU.
+    let g = Generator::with_seed(0);
+    let g = Some(&g);
+    let msg = |r: borch_tensor::Result<()>| r.unwrap_err().to_string();
+    assert_eq!(
+        randint(5, 5, &[2], g).unwrap_err().to_string(),
+        "random_ expects 'from' to be less than 'to', but got from=5 >= to=5"
+    );
+    assert_eq!(
+        normal(0.0, -1.0, &[3], g).unwrap_err().to_string(),
+        "normal expects std >= 0.0, but found std -1"
+    );
+    let f = empty(&[3], DType::Float32).unwrap();
+    assert_eq!(
+        msg(f.uniform_(2.0, 1.0, g)),
+        "uniform_ expects to return a [from, to) range, but found from=2 > to=1"
+    );
+    assert_eq!(
+        msg(f.uniform_(1e-7, 1e-8, g)),
+        "uniform_ expects to return a [from, to) range, but found from=1e-07 > to=1e-08"
+    );
+    assert_eq!(
+        msg(f.uniform_(f64::NAN, 1.0, g)),
+        "from is out of bounds for float"
+    );
+    assert_eq!(
+        msg(f.uniform_(0.0, f64::INFINITY, g)),
+        "to is out of bounds for float"
+    );
+    assert_eq!(
+        msg(f.uniform_(-3e38, 3e38, g)),
+        "uniform_ expects to-from <= std::numeric_limits<Float>::max(), but found to=3e+38 and \
+         from=-3e+38 which result in to-from to exceed the limit"
+    );
+    assert_eq!(
+        msg(f.normal_(0.0, f64::NAN, g)),
+        "normal expects std >= 0.0, but found std nan"
+    );
+    assert_eq!(
+        msg(f.bernoulli_(1.5, g)),
+        "bernoulli_ expects p to be in [0, 1], but got p=1.5"
+    );
+    let i = empty(&[3], DType::Int64).unwrap();
+    let e = i.uniform_(0.0, 1.0, g).unwrap_err();
+    assert_eq!(e.kind(), borch_tensor::ErrorKind::NotImplemented);
+    assert_eq!(
+        e.to_string(),
+        "\"check_uniform_bounds\" not implemented for 'Long'"
+    );
+    assert_eq!(
+        msg(i.normal_(0.0, 1.0, g)),
+        "\"normal_kernel_cpu\" not implemented for 'Long'"
+    );
+    assert_eq!(
+        msg(i.normal_(0.0, -1.0, g)),
+        "normal expects std >= 0.0, but found std -1"
+    );
+    let b = empty(&[3], DType::Bool).unwrap();
+    assert_eq!(msg(b.random_(0, 3, g)), "to - 1 is out of bounds for bool");
+    assert_eq!(msg(b.random_(-1, 1, g)), "from is out of bounds for bool");
+    let expanded = empty(&[3], DType::Float32)
+        .unwrap()
+        .expand(&[2, 3])
+        .unwrap();
+    assert_eq!(
+        msg(expanded.uniform_(0.0, 1.0, g)),
+        "unsupported operation: more than one element of the written-to tensor refers to a \
+         single memory location. Please clone() the tensor before performing the operation."
+    );
+}

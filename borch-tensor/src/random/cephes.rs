@@ -1,8 +1,11 @@
 //! Single-precision log and sincos as torch's AVX2 `normal_` kernel computes them: the Cephes
 //! polynomials of Pommier's `avx_mathfun`, evaluated here lane by lane with the same f32
 //! operations in the same order, so the results agree bit for bit on every target (no libm).
+//! GCC contracts the kernel's multiply-adds into FMAs, so the same pairs are `mul_add` here.
+// The constants keep Cephes' digits, so they round to f32 exactly as the C arrays do.
+#![allow(clippy::excessive_precision, clippy::approx_constant)]
 
-/// Cephes constants are written as double literals and rounded to f32 once, as the C arrays do.
+/// A double literal rounded to f32 once (as `float c[] = {0.70710678...}` does).
 const fn c(v: f64) -> f32 {
     v as f32
 }
@@ -79,10 +82,11 @@ pub fn sincos(x: f32) -> (f32, f32) {
     let cos_poly = cos_head.mul_add(z, -(z * 0.5)) + 1.0;
     let sin_head = SIN_P[0].mul_add(z, SIN_P[1]).mul_add(z, SIN_P[2]) * z;
     let sin_poly = sin_head.mul_add(x, x);
+    // The kernel blends the two polynomials with bit masks; adding +0.0 keeps its signed zeros.
     let (s, c) = if use_sin_poly {
-        (0.0 + sin_poly, (cos_poly - 0.0) + (sin_poly - sin_poly))
+        (0.0 + sin_poly, cos_poly + 0.0)
     } else {
-        (cos_poly + 0.0, (cos_poly - cos_poly) + (sin_poly - 0.0))
+        (cos_poly + 0.0, 0.0 + sin_poly)
     };
     (
         f32::from_bits(s.to_bits() ^ sin_sign),

@@ -70,7 +70,7 @@ pub fn normal(g: &mut GeneratorState, n: usize, mean: f64, std: f64, contiguous:
     for block in data.chunks_exact_mut(16) {
         normal_fill_16(block, mean, std);
     }
-    if n % 16 != 0 {
+    if !n.is_multiple_of(16) {
         let tail = &mut data[n - 16..];
         for v in tail.iter_mut() {
             *v = uniform_f32(g, 0.0, 1.0);
