@@ -22,3 +22,8 @@ pub use ops::random::{normal, rand, randint, randn, randperm};
 pub use random::{Generator, default_generator, initial_seed, manual_seed};
 pub use scalar::{Operand, Scalar};
 pub use tensor::Tensor;
+
+/// Every generated WGSL kernel source with a name, for validation by naga without a GPU.
+pub fn kernel_sources() -> Vec<(String, String)> {
+    kernels::map::table_sources()
+}

@@ -27,7 +27,7 @@ pub(crate) fn infer_shape(shape: &[isize], n: usize) -> Result<Vec<usize>> {
     let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
     match infer {
         Some(i) => {
-            if known == 0 || n % known != 0 {
+            if known == 0 || !n.is_multiple_of(known) {
                 return runtime(format!(
                     "shape '{}' is invalid for input of size {n}",
                     show()
@@ -48,7 +48,7 @@ pub(crate) fn infer_shape(shape: &[isize], n: usize) -> Result<Vec<usize>> {
 
 /// torch's `computeStride`: strides that view `old` as `new_shape`, if any exist.
 fn view_strides(old: &Layout, new_shape: &[usize]) -> Option<Vec<isize>> {
-    if old.numel() == 0 {
+    if old.numel() == 0 || old.rank() == 0 {
         return Some(crate::layout::contiguous_strides(new_shape));
     }
     let mut new_strides = vec![0isize; new_shape.len()];
@@ -388,6 +388,7 @@ impl Tensor {
     }
 
     /// A flipped layout (negative strides); only copy kernels read it.
+    #[allow(dead_code)]
     pub(crate) fn flipped_layout(&self, dims: &[usize]) -> Layout {
         let mut l = self.layout().clone();
         for &d in dims {
