@@ -1,5 +1,5 @@
 //! borch's random ops against values frozen from real torch on the CPU
-//! (tests/golden/random_cases.py writes tests/golden/random_cases.json).
+//! (tests/random/cases.py writes tests/random/cases.json), compared bit for bit.
 
 use std::sync::Mutex;
 
@@ -128,7 +128,7 @@ fn golden_cases_match_torch() {
     let _guard = lock();
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/golden/random_cases.json"
+        "/tests/random/cases.json"
     ))
     .unwrap();
     let golden: Value = serde_json::from_str(&text).unwrap();

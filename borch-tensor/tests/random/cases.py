@@ -1,6 +1,6 @@
 """Expected values for borch's random ops, frozen from real torch on the CPU.
 
-Run `python3 borch-tensor/tests/golden/random_cases.py` to rewrite random_cases.json next to this
+Run `python3 borch-tensor/tests/random/cases.py` to rewrite cases.json next to this
 file; tests/random.rs replays every case. Each case seeds a generator and runs steps in order, so
 state carried from one call to the next (including torch's cached second normal sample) is
 checked too. Floats are stored as exact doubles of the float32 results.
@@ -166,7 +166,7 @@ out = {
     "cpu_capability": torch.backends.cpu.get_cpu_capability(),
     "cases": cases,
 }
-path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "random_cases.json")
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases.json")
 with open(path, "w") as f:
     json.dump(out, f, separators=(",", ":"))
 print(f"wrote {len(cases)} cases to {path}")
