@@ -7,6 +7,7 @@ mod host;
 mod kernels;
 mod layout;
 pub mod ops;
+pub mod random;
 mod scalar;
 mod tensor;
 
@@ -19,6 +20,8 @@ pub use layout::{Layout, broadcast_shapes, fmt_size, wrap_dim};
 pub use ops::creation::{arange, arange_to, empty, eye, full, linspace, ones, zeros};
 pub use ops::elementwise::where_cond;
 pub use ops::join::{cat, stack};
+pub use ops::random::{normal, rand, randint, randn, randperm};
+pub use random::{Generator, default_generator, initial_seed, manual_seed};
 pub use scalar::{Operand, Scalar};
 pub use tensor::Tensor;
 

@@ -4,6 +4,7 @@ pub mod elementwise;
 pub mod index;
 pub mod join;
 pub mod one_hot;
+pub mod random;
 pub mod rearrange;
 pub mod scatter;
 pub mod sort;
