@@ -8,6 +8,7 @@ mod kernels;
 mod layout;
 pub mod ops;
 pub mod random;
+pub mod raw;
 mod scalar;
 mod tensor;
 
