@@ -7,6 +7,8 @@ mod case;
 mod compare;
 mod creation;
 mod elementwise;
+mod random;
+mod shape;
 mod views;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -18,7 +20,13 @@ use case::{Args, Case};
 type Family = fn(&str, &[Operand], &Args) -> Option<Result<Vec<Tensor>>>;
 
 /// Each family's runner; the first that knows the op runs it.
-const FAMILIES: &[Family] = &[elementwise::run, views::run, creation::run];
+const FAMILIES: &[Family] = &[
+    elementwise::run,
+    views::run,
+    creation::run,
+    shape::run,
+    random::run,
+];
 
 enum Outcome {
     Agree,
