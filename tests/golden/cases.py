@@ -10,9 +10,9 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from families import elementwise, views, creation, shape, random  # noqa: E402
+from families import elementwise, views, creation, shape, random, reduce  # noqa: E402
 
-FAMILIES = [elementwise, views, creation, shape, random]
+FAMILIES = [elementwise, views, creation, shape, random, reduce]
 
 
 def main():

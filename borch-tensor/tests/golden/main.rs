@@ -8,6 +8,7 @@ mod compare;
 mod creation;
 mod elementwise;
 mod random;
+mod reduce;
 mod shape;
 mod views;
 
@@ -26,6 +27,7 @@ const FAMILIES: &[Family] = &[
     creation::run,
     shape::run,
     random::run,
+    reduce::run,
 ];
 
 enum Outcome {
