@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::tensor::Tensor;
 
 pub use crate::kernels::prelude::{INDEX as WGSL_INDEX, MATH as WGSL_MATH};
+pub use borch_device::Kernel;
 
 /// Record `groups` workgroups of 256 threads of `kernel` over `tensors` on their device.
 pub fn launch(kernel: &Kernel<'_>, tensors: &[&Tensor], params: &[u32], groups: u32) -> Result<()> {
