@@ -5,8 +5,6 @@
 //! order, and a tensor's elements start at `storage_offset()` within its buffer. Kernels written
 //! this way must read and write only the elements of the tensors they are given.
 
-use borch_device::Kernel;
-
 use crate::error::Result;
 use crate::tensor::Tensor;
 
