@@ -5,12 +5,11 @@
 //! order, and a tensor's elements start at `storage_offset()` within its buffer. Kernels written
 //! this way must read and write only the elements of the tensors they are given.
 
-use borch_device::Kernel;
-
 use crate::error::Result;
 use crate::tensor::Tensor;
 
 pub use crate::kernels::prelude::{INDEX as WGSL_INDEX, MATH as WGSL_MATH};
+pub use borch_device::Kernel;
 
 /// Record `groups` workgroups of 256 threads of `kernel` over `tensors` on their device.
 pub fn launch(kernel: &Kernel<'_>, tensors: &[&Tensor], params: &[u32], groups: u32) -> Result<()> {

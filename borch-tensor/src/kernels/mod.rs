@@ -4,7 +4,7 @@ pub(crate) mod check;
 pub(crate) mod gather;
 pub(crate) mod map;
 pub(crate) mod one_hot;
-pub(crate) mod prelude;
+pub mod prelude;
 pub(crate) mod reduce;
 pub(crate) mod reduce_wgsl;
 pub(crate) mod scan;
