@@ -31,5 +31,6 @@ pub use tensor::Tensor;
 pub fn kernel_sources() -> Vec<(String, String)> {
     let mut sources = kernels::map::table_sources();
     sources.extend(kernels::shape_sources());
+    sources.extend(ops::reduce_specs::kernel_sources());
     sources
 }

@@ -180,7 +180,7 @@ pub(crate) fn splits_rows(shape: &[usize], flags: &[bool]) -> bool {
 }
 
 /// The dtype of tensors holding accumulators of WGSL type `acc`.
-fn acc_dtype(acc: &str) -> DType {
+pub(crate) fn acc_dtype(acc: &str) -> DType {
     match acc {
         "f32" => DType::Float32,
         "i32" => DType::Int64,

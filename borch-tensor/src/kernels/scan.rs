@@ -17,13 +17,14 @@ const THREAD_ROW_MAX: usize = 256;
 
 /// An inclusive scan: elements converted to `compute`, combined by `combine` (of `a`, `b`)
 /// from `identity`; the result has `compute`'s dtype.
-pub(crate) struct ScanSpec<'a> {
+pub(crate) struct ScanSpec {
     pub compute: DType,
-    pub identity: &'a str,
-    pub combine: &'a str,
+    pub identity: String,
+    pub combine: String,
 }
 
-fn source(spec: &ScanSpec<'_>, input: DType, wg: bool) -> String {
+/// The source of a scan over an input of dtype `input`, by workgroups per row (`wg`) or threads.
+pub(crate) fn source(spec: &ScanSpec, input: DType, wg: bool) -> String {
     let ct = spec.compute.wgsl();
     let mut s = String::new();
     s.push_str("@group(0) @binding(0) var<storage, read> p: array<u32>;\n");
@@ -78,7 +79,7 @@ fn source(spec: &ScanSpec<'_>, input: DType, wg: bool) -> String {
     let obase = offs(o, kr, 6u, 6u + 2u * kr);
 ",
     );
-    let id = spec.identity;
+    let id = &spec.identity;
     if wg {
         let _ = writeln!(
             s,
@@ -118,7 +119,7 @@ fn source(spec: &ScanSpec<'_>, input: DType, wg: bool) -> String {
 }
 
 /// Scan `input` along `dim` (already wrapped; a 0-d tensor is one row of one element).
-pub(crate) fn scan(spec: &ScanSpec<'_>, input: &Tensor, dim: usize) -> Result<Tensor> {
+pub(crate) fn scan(spec: &ScanSpec, input: &Tensor, dim: usize) -> Result<Tensor> {
     let device = input.device().clone();
     let out = Tensor::uninit(&device, input.shape(), spec.compute)?;
     if out.numel() == 0 {

@@ -3,36 +3,11 @@
 
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, index_err, not_impl};
-use crate::kernels::reduce::{Combine, Fold, Output, ReduceSpec, reduce};
+use crate::kernels::reduce::reduce;
 use crate::layout::wrap_dim;
-use crate::ops::reduce::{out_shape, reduced_flags, zero};
+use crate::ops::reduce::{out_shape, reduced_flags};
+use crate::ops::reduce_specs::arg_extreme;
 use crate::tensor::Tensor;
-
-/// Whether `(b, ib)` beats `(a, ia)` for max (`>`) or min (`<`).
-fn take(dt: DType, for_max: bool) -> String {
-    let cmp = if for_max { ">" } else { "<" };
-    let ordered = format!("b {cmp} a || (b == a && ib < ia)");
-    if dt == DType::Float32 {
-        format!("(is_nan(b) && (!is_nan(a) || ib < ia)) || (!is_nan(a) && ({ordered}))")
-    } else {
-        ordered
-    }
-}
-
-fn spec(dt: DType, for_max: bool, output: Output) -> ReduceSpec {
-    ReduceSpec {
-        compute: dt,
-        pre: None,
-        fold: Fold {
-            acc: dt.wgsl(),
-            init: zero(dt).to_string(),
-            map: "x".into(),
-            combine: Combine::Take(take(dt, for_max)),
-        },
-        output,
-        extras: Vec::new(),
-    }
-}
 
 fn missing(what: &str) -> BorchError {
     BorchError::Runtime(format!("{what} produced no result"))
@@ -57,14 +32,9 @@ impl Tensor {
         keepdim: bool,
     ) -> Result<(Tensor, Tensor)> {
         let flags = self.nonempty_dim(name, dim)?;
-        let dt = self.dtype();
-        let output = Output::Value {
-            dtype: dt,
-            finalize: "acc".into(),
-            index: true,
-        };
         let shape = out_shape(self.shape(), &flags, keepdim);
-        let (values, indices) = reduce(&spec(dt, for_max, output), self, &flags, &shape)?;
+        let spec = arg_extreme(self.dtype(), for_max, true);
+        let (values, indices) = reduce(&spec, self, &flags, &shape)?;
         Ok((
             values.ok_or_else(|| missing(name))?,
             indices.ok_or_else(|| missing(name))?,
@@ -113,12 +83,8 @@ impl Tensor {
             None => reduced_flags(self, None, true)?,
         };
         let shape = out_shape(self.shape(), &flags, keepdim);
-        let (_, indices) = reduce(
-            &spec(self.dtype(), for_max, Output::Index),
-            self,
-            &flags,
-            &shape,
-        )?;
+        let spec = arg_extreme(self.dtype(), for_max, false);
+        let (_, indices) = reduce(&spec, self, &flags, &shape)?;
         indices.ok_or_else(|| missing(name))
     }
 }

@@ -9,6 +9,7 @@ pub mod one_hot;
 pub mod random;
 pub mod rearrange;
 pub mod reduce;
+pub(crate) mod reduce_specs;
 pub mod scan;
 pub mod scatter;
 pub mod softmax;

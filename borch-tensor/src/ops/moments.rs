@@ -3,8 +3,9 @@
 
 use crate::dtype::DType;
 use crate::error::{Result, not_impl};
-use crate::kernels::reduce::{Output, Pre, ReduceSpec, splits_rows};
-use crate::ops::reduce::{fold, reduced_flags, run, value_spec};
+use crate::kernels::reduce::splits_rows;
+use crate::ops::reduce::{reduced_flags, run};
+use crate::ops::reduce_specs::{moment, moment_of_squares};
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -30,35 +31,17 @@ impl Tensor {
             return not_impl("std and var only support floating point and complex dtypes");
         }
         let flags = reduced_flags(self, dims, true)?;
-        let var = "div_or_nan(acc, max(n - k(0u), 0.0))";
-        let finalize = if root {
-            format!("sqrt({var})")
-        } else {
-            var.to_string()
-        };
         if splits_rows(self.shape(), &flags) {
             // Few very long rows: the mean and the sum of squares each split across workgroups.
             let mean = self.mean(dims, true)?;
             let squares = self.sub(&mean)?.square()?;
-            let f = fold("f32", "0.0", "x", "a + b");
-            let mut spec = value_spec(DType::Float32, f, DType::Float32, &finalize);
-            spec.extras = vec![correction as f32];
-            return run(&squares, &spec, &flags, keepdim);
+            return run(
+                &squares,
+                &moment_of_squares(correction, root),
+                &flags,
+                keepdim,
+            );
         }
-        let spec = ReduceSpec {
-            compute: DType::Float32,
-            pre: Some(Pre {
-                fold: fold("f32", "0.0", "x", "a + b"),
-                finalize: "div_or_nan(acc, n)".into(),
-            }),
-            fold: fold("f32", "0.0", "(x - pre) * (x - pre)", "a + b"),
-            output: Output::Value {
-                dtype: DType::Float32,
-                finalize,
-                index: false,
-            },
-            extras: vec![correction as f32],
-        };
-        run(self, &spec, &flags, keepdim)
+        run(self, &moment(correction, root), &flags, keepdim)
     }
 }
