@@ -112,13 +112,20 @@ struct Plan {
 }
 
 impl Plan {
-    fn new(layout: &Layout, reduced: &[bool]) -> Plan {
+    /// With `elementwise`, out-strides (of a contiguous output of the input's shape) are kept,
+    /// and dims merge only where both strides allow.
+    fn new(layout: &Layout, reduced: &[bool], elementwise: bool) -> Plan {
         let out_layout = Layout::contiguous(&layout.shape);
         let (mut kept, mut red) = (Dims::default(), Dims::default());
         let (mut n_out, mut n_red) = (1usize, 1usize);
         for (d, &is_reduced) in reduced.iter().enumerate() {
             let n = layout.shape[d];
-            let (st, ost) = (layout.strides[d], out_layout.strides[d]);
+            let st = layout.strides[d];
+            let ost = if elementwise {
+                out_layout.strides[d]
+            } else {
+                0
+            };
             if is_reduced {
                 n_red *= n;
                 red.push(n, st, ost);
@@ -237,7 +244,7 @@ pub(crate) fn reduce(
             (Some(Tensor::uninit(&device, input.shape(), *dtype)?), None)
         }
     };
-    let plan = Plan::new(input.layout(), reduced);
+    let plan = Plan::new(input.layout(), reduced, elementwise);
     let (n_out, n_red) = (plan.n_out, plan.n_red);
     if n_out == 0 || (elementwise && n_red == 0) {
         return Ok((values, indices));
@@ -279,7 +286,7 @@ pub(crate) fn reduce(
         &bound,
         &plan.params(&spec.extras, n_red, chunks, chunk, false),
     )?;
-    let final_plan = Plan::new(part.layout(), &[false, true]);
+    let final_plan = Plan::new(part.layout(), &[false, true], false);
     let wg = chunks > THREAD_ROW_MAX;
     outs.push(&part);
     outs.extend(part_i.iter());
