@@ -1,7 +1,7 @@
 //! borch's tensors: torch's semantics (layouts and views, broadcasting, type promotion, error
 //! wording) over WGSL kernels that run natively through wgpu and in browsers.
 
-mod autograd;
+pub mod autograd;
 mod dtype;
 mod error;
 mod host;
@@ -10,6 +10,10 @@ mod layout;
 pub mod ops;
 pub mod random;
 pub mod raw;
+pub use autograd::{
+    AlongOp, AutogradMeta, BackwardFn, GradHook, MatmulOp, Node, Op, ReduceOp, ShapeOp, ViewOp,
+    is_grad_enabled, record, record_custom, set_grad_enabled,
+};
 mod scalar;
 mod tensor;
 

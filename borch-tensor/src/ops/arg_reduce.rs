@@ -1,12 +1,14 @@
 //! Reductions that keep an index: max/min along a dim (values and indices), argmax/argmin.
 //! torch returns the first index of the extreme; a NaN wins and its first index is returned.
 
+use crate::autograd::{Op, ShapeOp, record};
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, index_err, not_impl};
 use crate::kernels::reduce::reduce;
 use crate::layout::wrap_dim;
 use crate::ops::reduce::{out_shape, reduced_flags};
 use crate::ops::reduce_specs::arg_extreme;
+use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
 fn missing(what: &str) -> BorchError {
@@ -35,10 +37,18 @@ impl Tensor {
         let shape = out_shape(self.shape(), &flags, keepdim);
         let spec = arg_extreme(self.dtype(), for_max, true);
         let (values, indices) = reduce(&spec, self, &flags, &shape)?;
-        Ok((
+        let (values, indices) = (
             values.ok_or_else(|| missing(name))?,
             indices.ok_or_else(|| missing(name))?,
-        ))
+        );
+        let w = wrap_dim(dim, self.dim())?;
+        let op = ShapeOp::TakeAlong {
+            dim: w,
+            indices: indices.clone(),
+            keepdim,
+        };
+        let values = record(Op::Shape(op), &[Operand::Tensor(self.clone())], values);
+        Ok((values, indices))
     }
 
     /// The flags reducing `dim`, refusing an empty one with torch's message.

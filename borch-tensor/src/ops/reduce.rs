@@ -1,11 +1,13 @@
 //! Reductions to one value per output: sum, mean, prod, amax/amin, max/min over all, all/any,
 //! logsumexp, norm. Each checks its arguments as torch does and runs a spec of reduce_specs.rs.
 
+use crate::autograd::{Op, ReduceOp, record};
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, index_err, not_impl, runtime};
 use crate::kernels::reduce::{ReduceSpec, reduce, splits_rows};
 use crate::layout::wrap_dims;
 use crate::ops::reduce_specs as specs;
+use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
 /// One flag per dim: whether it is reduced. `None` reduces every dim; so does an empty list
@@ -84,7 +86,33 @@ fn extreme(
             }
         }
     }
-    run(t, &specs::extreme(t.dtype(), for_max), &flags, keepdim)
+    let out = run(t, &specs::extreme(t.dtype(), for_max), &flags, keepdim)?;
+    let op = if for_max {
+        ReduceOp::Amax
+    } else {
+        ReduceOp::Amin
+    };
+    Ok(recorded(t, op, &flags, keepdim, out))
+}
+
+/// Record a reduction of `input` over the flagged dims for autograd.
+pub(crate) fn recorded(
+    input: &Tensor,
+    op: ReduceOp,
+    flags: &[bool],
+    keepdim: bool,
+    out: Tensor,
+) -> Tensor {
+    let dims = flags
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &f)| f.then_some(i))
+        .collect();
+    record(
+        Op::Reduce { op, dims, keepdim },
+        &[Operand::Tensor(input.clone())],
+        out,
+    )
 }
 
 impl Tensor {
@@ -92,7 +120,8 @@ impl Tensor {
     /// sum to int64.
     pub fn sum(&self, dims: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
         let flags = reduced_flags(self, dims, true)?;
-        run(self, &specs::sum(self.dtype(), false), &flags, keepdim)
+        let out = run(self, &specs::sum(self.dtype(), false), &flags, keepdim)?;
+        Ok(recorded(self, ReduceOp::Sum, &flags, keepdim, out))
     }
 
     /// torch's `prod(dim, keepdim)`: `None` multiplies every element; ints and bools give int64.
@@ -101,7 +130,8 @@ impl Tensor {
             Some(d) => reduced_flags(self, Some(&[d]), true)?,
             None => reduced_flags(self, None, true)?,
         };
-        run(self, &specs::sum(self.dtype(), true), &flags, keepdim)
+        let out = run(self, &specs::sum(self.dtype(), true), &flags, keepdim)?;
+        Ok(recorded(self, ReduceOp::Prod, &flags, keepdim, out))
     }
 
     /// torch's `mean(dim, keepdim)`, floating point only; the mean of nothing is NaN.
@@ -114,7 +144,8 @@ impl Tensor {
             ));
         }
         let flags = reduced_flags(self, dims, true)?;
-        run(self, &specs::mean(), &flags, keepdim)
+        let out = run(self, &specs::mean(), &flags, keepdim)?;
+        Ok(recorded(self, ReduceOp::Mean, &flags, keepdim, out))
     }
 
     /// torch's `amax(dim, keepdim)`: the maximum over `dims` (`None` or empty: all), NaN
@@ -162,9 +193,17 @@ impl Tensor {
             let m = x.amax(Some(dims), true)?;
             let m = m.masked_fill(&m.isinf()?, 0.0)?;
             let sums = run(&x.sub(&m)?, &specs::log_sum_exp_shifted(), &flags, keepdim)?;
-            return sums.add(&m.view_as_shape(sums.shape())?);
+            let out = sums.add(&m.view_as_shape(sums.shape())?)?;
+            return Ok(recorded(
+                self,
+                ReduceOp::LogSumExp,
+                &flags,
+                keepdim,
+                out.detach(),
+            ));
         }
-        run(self, &specs::logsumexp(), &flags, keepdim)
+        let out = run(self, &specs::logsumexp(), &flags, keepdim)?;
+        Ok(recorded(self, ReduceOp::LogSumExp, &flags, keepdim, out))
     }
 
     /// torch's `norm(p, dim, keepdim)` (a vector norm): p = 2, 1, inf, -inf, 0 or any other
@@ -200,6 +239,7 @@ impl Tensor {
                 None => {}
             }
         }
-        run(self, &specs::norm(p), &flags, keepdim)
+        let out = run(self, &specs::norm(p), &flags, keepdim)?;
+        Ok(recorded(self, ReduceOp::Norm(p), &flags, keepdim, out))
     }
 }

@@ -1,12 +1,14 @@
 //! softmax and log_softmax along one dim: per row, the max, then the sum of `exp(x - max)`,
 //! then every element written (the reduction kernel's elementwise output).
 
+use crate::autograd::{AlongOp, Op, record};
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, not_impl};
 use crate::kernels::reduce::reduce;
 use crate::layout::wrap_dim;
 use crate::ops::reduce::reduced_flags;
 use crate::ops::reduce_specs::softmax;
+use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -38,6 +40,17 @@ impl Tensor {
         }
         let flags = reduced_flags(self, Some(&[dim]), true)?;
         let (values, _) = reduce(&softmax(log), self, &flags, self.shape())?;
-        values.ok_or_else(|| BorchError::Runtime(format!("{name} produced no result")))
+        let out =
+            values.ok_or_else(|| BorchError::Runtime(format!("{name} produced no result")))?;
+        let op = if log {
+            AlongOp::LogSoftmax
+        } else {
+            AlongOp::Softmax
+        };
+        Ok(record(
+            Op::Along { op, dim: w },
+            &[Operand::Tensor(self.clone())],
+            out,
+        ))
     }
 }
