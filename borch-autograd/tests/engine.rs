@@ -71,7 +71,7 @@ fn no_grad_records_nothing_and_grad_returns_without_accumulating() {
     let y = no_grad(|| x.mul(3.0).unwrap());
     assert!(!y.requires_grad());
     let z = x.square().unwrap().sum(None, false).unwrap();
-    let g = grad(&[z], &[x.clone()], &[None], None, false, false).unwrap();
+    let g = grad(&[z], std::slice::from_ref(&x), &[None], None, false, false).unwrap();
     assert_eq!(vec(g[0].as_ref().unwrap()), vec![2.0, 4.0]);
     assert!(x.grad().is_none());
     let e = Tensor::new([1.0f32]).unwrap().backward().unwrap_err();
