@@ -37,10 +37,12 @@ pub enum ReduceOp {
     Sum,
     Mean,
     Prod,
-    /// amax, and max() of every element: the gradient is shared evenly among ties.
+    /// amax: the gradient is shared evenly among ties.
     Amax,
-    /// amin, and min() of every element.
     Amin,
+    /// max() of every element: shared among ties, or among the NaNs when the result is NaN.
+    Max,
+    Min,
     LogSumExp,
     Norm(f64),
     Var {

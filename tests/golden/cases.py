@@ -19,9 +19,10 @@ def main():
     torch.set_default_dtype(torch.float32)
     cases = []
     for family in FAMILIES:
-        for c in family.cases():
-            c["family"] = family.__name__.split(".")[-1]
-            cases.append(c)
+        for produced in family.cases():
+            for c in produced if isinstance(produced, list) else [produced]:
+                c["family"] = family.__name__.split(".")[-1]
+                cases.append(c)
     names = [c["name"] for c in cases]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
@@ -29,7 +30,9 @@ def main():
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden.json")
     with open(out, "w") as f:
         json.dump({"torch_version": torch.__version__, "cases": cases}, f, separators=(",", ":"))
-    print(f"wrote {len(cases)} cases from torch {torch.__version__} to {out}")
+    backward = sum(c.get("kind") == "backward" for c in cases)
+    print(f"wrote {len(cases)} cases ({len(cases) - backward} forward, {backward} backward) "
+          f"from torch {torch.__version__} to {out}")
 
 
 if __name__ == "__main__":

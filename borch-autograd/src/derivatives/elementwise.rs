@@ -227,20 +227,18 @@ pub fn derivative(
             ]
         }
         "maximum" | "minimum" => {
+            // torch: ties share the gradient, NaN sends it to both inputs.
             let (a, b) = (s.input(0)?, s.input(1)?);
-            let a_wins = if name == "maximum" {
-                a.gt(&b)?
+            let (a_loses, b_loses) = if name == "maximum" {
+                (a.lt(&b)?, a.gt(&b)?)
             } else {
-                a.lt(&b)?
+                (a.gt(&b)?, a.lt(&b)?)
             };
-            let tie = a.eq(&b)?;
-            let half = g.mul(0.5)?;
-            let ga = g.masked_fill(&a_wins.logical_or(&tie)?.logical_not()?, 0.0)?;
-            let ga = ga.where_(&tie.logical_not()?, &half)?;
-            let gb = g
-                .masked_fill(&a_wins.logical_or(&tie)?, 0.0)?
-                .add(&half.masked_fill(&tie.logical_not()?, 0.0)?)?;
-            vec![Some(ga), Some(gb)]
+            let shared = g.where_(&a.ne(&b)?, g.mul(0.5)?)?;
+            vec![
+                Some(shared.masked_fill(&a_loses, 0.0)?),
+                Some(shared.masked_fill(&b_loses, 0.0)?),
+            ]
         }
         "clamp" => clamp(&s, g, true, true)?,
         "clamp_min" => clamp(&s, g, true, false)?,
@@ -331,11 +329,12 @@ fn pow(s: &Saved<'_>, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
     Ok(vec![ga, gb])
 }
 
-/// torch's clamp backward: the input's gradient passes where it is within the bounds; a tensor
-/// bound gets the gradient where it was the value taken.
+/// torch's clamp backward: with a scalar bound the input's gradient passes strictly inside it
+/// (not at the bound, not for NaN); with a tensor bound a tie shares the gradient and the bound
+/// takes it where it was the value chosen.
 fn clamp(s: &Saved<'_>, g: &Tensor, has_min: bool, has_max: bool) -> Result<Vec<Option<Tensor>>> {
     let x = s.input(0)?;
-    let mut pass: Option<Tensor> = None;
+    let mut factor = g.ones_like()?;
     let mut grads = vec![None];
     let mut index = 1;
     for (present, is_min) in [(has_min, true), (has_max, false)] {
@@ -343,19 +342,29 @@ fn clamp(s: &Saved<'_>, g: &Tensor, has_min: bool, has_max: bool) -> Result<Vec<
             continue;
         }
         let bound = s.operand(index)?;
-        let inside = if is_min { x.ge(bound)? } else { x.le(bound)? };
-        pass = Some(match pass {
-            Some(p) => p.logical_and(&inside)?,
-            None => inside.clone(),
-        });
-        grads.push(match s.scalar(index) {
-            Some(_) => None,
-            None => Some(g.masked_fill(&inside, 0.0)?),
-        });
+        let outside = if is_min {
+            x.lt(bound.clone())?
+        } else {
+            x.gt(bound.clone())?
+        };
+        match s.scalar(index) {
+            Some(_) => {
+                let inside = if is_min { x.gt(bound)? } else { x.lt(bound)? };
+                factor = factor.masked_fill(&inside.logical_not()?, 0.0)?;
+                grads.push(None);
+            }
+            None => {
+                let tie = x.eq(bound)?;
+                factor = factor.masked_fill(&outside, 0.0)?.masked_fill(&tie, 0.5)?;
+                let taken = g
+                    .zeros_like()?
+                    .masked_fill(&outside, 1.0)?
+                    .masked_fill(&tie, 0.5)?;
+                grads.push(Some(g.mul(&taken)?));
+            }
+        }
         index += 1;
     }
-    if let Some(pass) = pass {
-        grads[0] = Some(g.masked_fill(&pass.logical_not()?, 0.0)?);
-    }
+    grads[0] = Some(g.mul(&factor)?);
     Ok(grads)
 }

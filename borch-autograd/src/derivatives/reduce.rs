@@ -54,13 +54,26 @@ pub fn derivative(
             let lone_zero = gk.mul(&nonzero_prod)?.masked_fill(&zeros.ne(1)?, 0.0)?;
             lone_zero.where_(&zero, &regular.masked_fill(&zeros.gt(0)?, 0.0)?)?
         }
+        ReduceOp::Max | ReduceOp::Min => {
+            // torch's max()/min() backward: shared evenly among the elements equal to the
+            // result, or among the NaNs when the result is NaN.
+            let x = input(node)?;
+            let y = out()?;
+            let mask = x
+                .eq(&y)?
+                .logical_or(&x.isnan()?.logical_and(&y.isnan()?)?)?;
+            let count = mask.sum(Some(&sd), true)?;
+            gk.div(&count)?.mul(&mask)?
+        }
         ReduceOp::Amax | ReduceOp::Amin => {
             let x = input(node)?;
+            // torch's amax backward: g / count * mask, so a NaN row gives NaN (0 * inf).
             let mask = x.eq(&out()?)?;
             let count = mask.sum(Some(&sd), true)?;
-            gk.div(&count)?.masked_fill(&mask.logical_not()?, 0.0)?
+            gk.div(&count)?.mul(&mask)?
         }
         ReduceOp::LogSumExp => gk.mul(&input(node)?.sub(&out()?)?.exp()?)?,
+        ReduceOp::Norm(p) if *p == 0.0 => return Ok(vec![None]),
         ReduceOp::Norm(p) => norm(*p, &input(node)?, &out()?, &gk, &sd)?,
         ReduceOp::Var { correction } => {
             let x = input(node)?;
@@ -70,16 +83,17 @@ pub fn derivative(
         ReduceOp::Std { correction } => {
             let x = input(node)?;
             let centred = x.sub(&x.mean(Some(&sd), true)?)?;
-            gk.mul(&centred)?.div(&out()?.mul(n as f64 - correction)?)?
+            let y = out()?;
+            let scale = gk
+                .div(&y.mul(n as f64 - correction)?)?
+                .masked_fill(&y.eq(0.0)?, 0.0)?;
+            scale.mul(&centred)?
         }
     };
     Ok(vec![Some(grad)])
 }
 
 fn norm(p: f64, x: &Tensor, y: &Tensor, g: &Tensor, dims: &[isize]) -> Result<Tensor> {
-    if p == 0.0 {
-        return x.zeros_like();
-    }
     if p == 1.0 {
         return g.mul(&x.sign()?);
     }
@@ -91,13 +105,16 @@ fn norm(p: f64, x: &Tensor, y: &Tensor, g: &Tensor, dims: &[isize]) -> Result<Te
             .div(&count)?
             .masked_fill(&mask.logical_not()?, 0.0);
     }
-    let zero = y.eq(0.0)?;
     let scaled = if p == 2.0 {
         x.div(y)?
     } else {
-        x.mul(&x.abs()?.pow(p - 2.0)?)?.div(&y.pow(p - 1.0)?)?
+        x.sign()?
+            .mul(&x.abs()?.pow(p - 1.0)?)?
+            .div(&y.pow(p - 1.0)?)?
     };
-    g.mul(&scaled.masked_fill(&zero, 0.0)?)
+    // torch zeroes the gradient where the norm or the element is zero (0 * inf there).
+    let scaled = scaled.masked_fill(&y.eq(0.0)?.broadcast_to(x.shape())?, 0.0)?;
+    g.mul(&scaled.masked_fill(&x.eq(0.0)?, 0.0)?)
 }
 
 pub fn along(op: &AlongOp, dim: usize, node: &Node, g: &Tensor) -> Result<Vec<Option<Tensor>>> {

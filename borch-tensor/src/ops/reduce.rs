@@ -87,10 +87,11 @@ fn extreme(
         }
     }
     let out = run(t, &specs::extreme(t.dtype(), for_max), &flags, keepdim)?;
-    let op = if for_max {
-        ReduceOp::Amax
-    } else {
-        ReduceOp::Amin
+    let op = match (for_max, name) {
+        (true, "max") => ReduceOp::Max,
+        (false, "min") => ReduceOp::Min,
+        (true, _) => ReduceOp::Amax,
+        (false, _) => ReduceOp::Amin,
     };
     Ok(recorded(t, op, &flags, keepdim, out))
 }
