@@ -188,7 +188,7 @@ impl<H: Hyper> Optimizer for Optim<H> {
         }
         let mut state = BTreeMap::new();
         for p in self.params() {
-            if let Some(s) = self.state.get(&p.id()) {
+            if let Some(s) = self.state.get(&p.id()).filter(|s| !s.is_empty()) {
                 state.insert(index[&p.id()], s.clone());
             }
         }

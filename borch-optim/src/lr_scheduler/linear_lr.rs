@@ -32,7 +32,7 @@ impl LinearLR {
                     .into(),
             ));
         }
-        if end_factor > 1.0 || end_factor < 0.0 {
+        if !(0.0..=1.0).contains(&end_factor) {
             return Err(BorchError::Value(
                 "Ending multiplicative factor expected to be between 0 and 1.".into(),
             ));

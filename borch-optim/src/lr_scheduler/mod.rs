@@ -23,7 +23,7 @@ use crate::value::Value;
 
 pub use cosine_annealing_lr::CosineAnnealingLR;
 pub use exponential_lr::ExponentialLR;
-pub use lambda_lr::LambdaLR;
+pub use lambda_lr::{LambdaLR, LrLambda};
 pub use linear_lr::LinearLR;
 pub use multi_step_lr::MultiStepLR;
 pub use one_cycle_lr::{AnnealStrategy, OneCycleLR, OneCycleOptions};
