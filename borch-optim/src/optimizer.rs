@@ -18,6 +18,8 @@ pub trait Optimizer {
     fn zero_grad(&mut self, set_to_none: bool) -> Result<()>;
     /// `len(optimizer.param_groups)`.
     fn num_param_groups(&self) -> usize;
+    /// `param_groups[group]["params"]`.
+    fn group_params(&self, group: usize) -> &[Tensor];
     /// `param_groups[group]["lr"]`.
     fn lr(&self, group: usize) -> f64;
     /// Set `param_groups[group]["lr"]`.
@@ -136,6 +138,10 @@ impl<H: Hyper> Optimizer for Optim<H> {
 
     fn num_param_groups(&self) -> usize {
         self.param_groups.len()
+    }
+
+    fn group_params(&self, group: usize) -> &[Tensor] {
+        &self.param_groups[group].params
     }
 
     fn lr(&self, group: usize) -> f64 {
