@@ -8,13 +8,6 @@ use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
 impl Tensor {
-    /// `out`, a new tensor computed from `self` alone, recorded for autograd as `op`.
-    fn recorded_from(&self, op: ShapeOp, out: Tensor) -> Tensor {
-        record(Op::Shape(op), &[Operand::Tensor(self.clone())], out)
-    }
-}
-
-impl Tensor {
     /// torch's `flip(dims)`: a copy with the order of elements reversed along each of `dims`.
     pub fn flip(&self, dims: &[isize]) -> Result<Tensor> {
         let dims = wrap_dims(dims, self.dim())?;
@@ -113,6 +106,11 @@ impl Tensor {
         let out = out.view_as_shape(&shape)?;
         let sizes = sizes.to_vec();
         Ok(self.recorded_from(ShapeOp::Repeat { sizes }, out))
+    }
+
+    /// `out`, a new tensor computed from `self` alone, recorded for autograd as `op`.
+    fn recorded_from(&self, op: ShapeOp, out: Tensor) -> Tensor {
+        record(Op::Shape(op), &[Operand::Tensor(self.clone())], out)
     }
 
     /// torch's `tile(dims)`: `repeat`, with `dims` padded by leading 1s to `dim()` entries.
