@@ -180,7 +180,7 @@ impl Drop for Scope {
 /// let x = Tensor::new([1.0f32, 2.0, 3.0])?;
 /// let y = scope(|s| {
 ///     let t = x.exp()?.mul(2.0)?; // released when the scope ends
-///     Ok(s.keep(&t.sum()?)) // handed to the caller
+///     Ok(s.keep(&t.sum(None, false)?)) // handed to the caller
 /// })?;
 /// println!("{:?}", y.item_blocking()?);
 /// # Ok(())

@@ -214,6 +214,24 @@ fn owned_scopes_for_bindings() {
     assert!(!c.is_released(), "made after both scopes ended");
 }
 
+fn a_long_scope_releases_what_it_made_early() {
+    let dev = default_device().unwrap();
+    let before = dev.memory();
+    let x = Tensor::new([1.0f32]).unwrap();
+    let (early, late) = scope(|_| {
+        let early = x.add(1.0)?;
+        // Enough short-lived tensors that the scope drops its dead entries along the way.
+        for _ in 0..2500 {
+            x.add(2.0)?;
+        }
+        Ok((early, x.add(3.0)?))
+    })
+    .unwrap();
+    assert!(early.is_released() && late.is_released());
+    drop((x, early, late));
+    assert_eq!(dev.memory(), before);
+}
+
 #[test]
 fn memory_scopes() {
     released_buffers_return_to_the_pool_and_are_reused();
@@ -224,4 +242,5 @@ fn memory_scopes() {
     an_outer_scope_can_keep_what_an_inner_one_made();
     views_of_outside_tensors_survive_and_errors_still_release();
     owned_scopes_for_bindings();
+    a_long_scope_releases_what_it_made_early();
 }
