@@ -1,6 +1,7 @@
 //! WGSL kernels and the Rust that launches them. Each file generates the source of one family.
 
 pub(crate) mod map;
+pub(crate) mod matmul;
 pub(crate) mod prelude;
 
 use borch_device::{Binding, Device, Kernel, WORKGROUP_SIZE, grid_for};

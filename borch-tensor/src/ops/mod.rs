@@ -2,3 +2,4 @@ pub mod creation;
 pub mod elementwise;
 pub mod table;
 pub mod view;
+pub mod matmul;
