@@ -35,6 +35,15 @@ impl DType {
         }
     }
 
+    /// The C++ type name torch prints in some messages ("long int").
+    pub fn cpp_name(self) -> &'static str {
+        match self {
+            DType::Float32 => "float",
+            DType::Int64 => "long int",
+            DType::Bool => "bool",
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<DType> {
         match name.trim_start_matches("torch.") {
             "float32" | "float" => Some(DType::Float32),

@@ -27,6 +27,19 @@ impl Scalar {
         }
     }
 
+    /// The 32-bit pattern of this value as `dtype`, integers saturated to i32 (for kernel
+    /// parameters whose extreme defaults, like nan_to_num's, an integer kernel never uses).
+    pub fn bits_saturating(self, dtype: DType) -> u32 {
+        match dtype {
+            DType::Int64 => {
+                (self
+                    .to_f64()
+                    .clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32) as u32
+            }
+            _ => self.bits_as(dtype).unwrap_or(0),
+        }
+    }
+
     /// The 32-bit pattern of this value stored as `dtype`.
     pub fn bits_as(self, dtype: DType) -> Result<u32> {
         Ok(match dtype {

@@ -71,7 +71,8 @@ fn store(v: &str, compute: DType, result_bool: bool, out: DType) -> String {
     }
     match (compute, out) {
         (c, o) if c == o => v.to_string(),
-        (_, DType::Bool) => format!("u32({v} != {}(0))", compute_wgsl(compute)),
+        (DType::Float32, DType::Bool) => format!("u32(truthy({v}))"),
+        (_, DType::Bool) => format!("u32({v} != 0)"),
         _ => format!("{out_t}({v})"),
     }
 }
@@ -225,7 +226,7 @@ pub(crate) fn map(spec: &MapSpec<'_>, srcs: &[Operand], dest: Dest<'_>) -> Resul
         });
     }
     for x in spec.extras {
-        params.push(x.bits_as(spec.compute)?);
+        params.push(x.bits_saturating(spec.compute));
     }
     if !flat {
         params.extend(shape.iter().map(|&d| d as u32));

@@ -40,6 +40,8 @@ fn sigmoid_(x: f32) -> f32 {
     return e / (1.0 + e);
 }
 fn log1p_(x: f32) -> f32 {
+    if (x < -1.0 || is_nan(x)) { return f_nan(); }
+    if (x == -1.0) { return -f_inf(); }
     let u = 1.0 + x;
     if (u == 1.0) { return x; }
     if (is_inf(u)) { return u; }
@@ -62,6 +64,11 @@ fn pow_f(x: f32, y: f32) -> f32 {
     let ay = abs(y);
     let y_int = trunc(y) == y;
     let y_odd = y_int && ay < 16777216.0 && (i32(ay) & 1) == 1;
+    if (is_inf(x)) {
+        if (x > 0.0) { return select(f_inf(), 0.0, y < 0.0); }
+        if (y < 0.0) { return select(0.0, -0.0, y_odd); }
+        return select(f_inf(), -f_inf(), y_odd);
+    }
     if (x == 0.0) {
         if (y > 0.0) { return select(0.0, x, y_odd); }
         return select(f_inf(), 1.0 / x, y_odd);
@@ -132,6 +139,34 @@ fn fmod_i(a: i32, b: i32) -> i32 {
     if (b == 0) { return 0; }
     return a % b;
 }
+fn truthy(x: f32) -> bool { return is_nan(x) || x != 0.0; }
+fn eq_f(a: f32, b: f32) -> bool { return !is_nan(a) && !is_nan(b) && a == b; }
+fn lt_f(a: f32, b: f32) -> bool { return !is_nan(a) && !is_nan(b) && a < b; }
+fn le_f(a: f32, b: f32) -> bool { return !is_nan(a) && !is_nan(b) && a <= b; }
+fn atan_(x: f32) -> f32 { if (is_nan(x)) { return x; } return atan(x); }
+fn atan2_(y: f32, x: f32) -> f32 {
+    if (is_nan(x) || is_nan(y)) { return f_nan(); }
+    let neg_x = (bitcast<u32>(x) >> 31u) == 1u;
+    let ys = select(1.0, -1.0, (bitcast<u32>(y) >> 31u) == 1u);
+    if (y == 0.0) { return select(y, ys * PI, neg_x); }
+    if (x == 0.0) { return ys * PI * 0.5; }
+    if (is_inf(x)) {
+        if (is_inf(y)) { return ys * select(PI * 0.25, PI * 0.75, neg_x); }
+        return select(ys * 0.0, ys * PI, neg_x);
+    }
+    if (is_inf(y)) { return ys * PI * 0.5; }
+    let r = atan(y / x);
+    if (x > 0.0) { return r; }
+    return r + ys * PI;
+}
+fn asin_(x: f32) -> f32 {
+    if (is_nan(x) || abs(x) > 1.0) { return f_nan(); }
+    return atan2_(x, sqrt((1.0 - x) * (1.0 + x)));
+}
+fn acos_(x: f32) -> f32 {
+    if (is_nan(x) || abs(x) > 1.0) { return f_nan(); }
+    return atan2_(sqrt((1.0 - x) * (1.0 + x)), x);
+}
 fn max_f(a: f32, b: f32) -> f32 { if (is_nan(a) || is_nan(b)) { return f_nan(); } return max(a, b); }
 fn min_f(a: f32, b: f32) -> f32 { if (is_nan(a) || is_nan(b)) { return f_nan(); } return min(a, b); }
 fn clamp_f(x: f32, lo: f32, hi: f32) -> f32 {
@@ -139,7 +174,7 @@ fn clamp_f(x: f32, lo: f32, hi: f32) -> f32 {
     return min(max(x, lo), hi);
 }
 fn sign_f(x: f32) -> f32 {
-    if (is_nan(x)) { return x; }
+    if (is_nan(x)) { return 0.0; }
     return select(select(0.0, -1.0, x < 0.0), 1.0, x > 0.0);
 }
 fn round_even(x: f32) -> f32 {

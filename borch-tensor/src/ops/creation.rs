@@ -81,7 +81,7 @@ pub fn arange(
         return runtime(format!("unsupported range: {s} -> {e}"));
     }
     if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
-        return runtime("upper bound and larger bound inconsistent with step sign");
+        return runtime("upper bound and lower bound inconsistent with step sign");
     }
     let n = ((e - s) / st).ceil().max(0.0) as usize;
     let data = match dtype {
@@ -99,7 +99,9 @@ pub fn arange_to(end: impl Into<Scalar>) -> Result<Tensor> {
 /// torch.linspace(start, end, steps), float32.
 pub fn linspace(start: f64, end: f64, steps: usize) -> Result<Tensor> {
     let (s, e) = (start as f32, end as f32);
-    let values: Vec<f32> = if steps == 1 {
+    let values: Vec<f32> = if steps == 0 {
+        vec![]
+    } else if steps == 1 {
         vec![s]
     } else {
         let step = (e - s) / (steps - 1) as f32;

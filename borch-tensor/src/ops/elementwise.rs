@@ -66,7 +66,10 @@ pub fn apply(op: &MapOp, operands: &[Operand], params: &[f64]) -> Result<Tensor>
             operands.len()
         ));
     }
-    let (compute, expr, out_dtype) = resolve(op, promote(operands))?;
+    if let Some(check) = op.check {
+        check(operands, params)?;
+    }
+    let (compute, expr, out_dtype) = resolve(op, promote(&operands[op.promote_from..]))?;
     let shape = out_shape(operands)?;
     let extras = params_of(op, params);
     let spec = MapSpec {
@@ -86,7 +89,10 @@ pub fn apply_into(
     operands: &[Operand],
     params: &[f64],
 ) -> Result<Tensor> {
-    let (compute, expr, out_dtype) = resolve(op, promote(operands))?;
+    if let Some(check) = op.check {
+        check(operands, params)?;
+    }
+    let (compute, expr, out_dtype) = resolve(op, promote(&operands[op.promote_from..]))?;
     let shape = out_shape(operands)?;
     if shape != target.shape() {
         return runtime(format!(
@@ -160,15 +166,6 @@ binary_methods! {
     ge => GE, logical_and => LOGICAL_AND, logical_or => LOGICAL_OR, logical_xor => LOGICAL_XOR,
 }
 
-fn check_alpha(operands: &[Operand], alpha: f64) -> Result<()> {
-    if promote(operands) != DType::Float32 && alpha.fract() != 0.0 {
-        return runtime(
-            "For integral input tensors, argument alpha must not be a floating point number.",
-        );
-    }
-    Ok(())
-}
-
 impl Tensor {
     /// torch's `add(other)`.
     pub fn add(&self, other: impl Into<Operand>) -> Result<Tensor> {
@@ -177,9 +174,7 @@ impl Tensor {
 
     /// torch's `add(other, alpha=alpha)`: `self + alpha * other`.
     pub fn add_scaled(&self, other: impl Into<Operand>, alpha: f64) -> Result<Tensor> {
-        let ops = [t(self), other.into()];
-        check_alpha(&ops, alpha)?;
-        apply(&table::ADD, &ops, &[alpha])
+        apply(&table::ADD, &[t(self), other.into()], &[alpha])
     }
 
     /// torch's `sub(other)`.
@@ -189,17 +184,12 @@ impl Tensor {
 
     /// torch's `sub(other, alpha=alpha)`: `self - alpha * other`.
     pub fn sub_scaled(&self, other: impl Into<Operand>, alpha: f64) -> Result<Tensor> {
-        let ops = [t(self), other.into()];
-        check_sub_bool(&ops)?;
-        check_alpha(&ops, alpha)?;
-        apply(&table::SUB, &ops, &[alpha])
+        apply(&table::SUB, &[t(self), other.into()], &[alpha])
     }
 
     /// torch's `rsub(other)`: `other - self`.
     pub fn rsub(&self, other: impl Into<Operand>) -> Result<Tensor> {
-        let ops = [other.into(), t(self)];
-        check_sub_bool(&ops)?;
-        apply(&table::SUB, &ops, &[1.0])
+        apply(&table::SUB, &[other.into(), t(self)], &[1.0])
     }
 
     /// torch's true division `div(other)`; the result is always float.
@@ -300,13 +290,6 @@ impl Tensor {
     /// torch's `lerp(end, weight)`.
     pub fn lerp(&self, end: &Tensor, weight: impl Into<Operand>) -> Result<Tensor> {
         let w = weight.into();
-        if self.dtype() != end.dtype() {
-            return runtime(format!(
-                "expected dtype {} for `end` but got dtype {}",
-                self.dtype().name(),
-                end.dtype().name()
-            ));
-        }
         apply(&table::LERP, &[t(self), t(end), w], &[])
     }
 
@@ -322,16 +305,6 @@ impl Tensor {
     /// torch's `addcdiv(tensor1, tensor2, value=value)`.
     pub fn addcdiv(&self, tensor1: &Tensor, tensor2: &Tensor, value: f64) -> Result<Tensor> {
         let ops = [t(self), t(tensor1), t(tensor2)];
-        if promote(&ops) != DType::Float32 {
-            return runtime(
-                "Integer division with addcdiv is no longer supported, and in a future release \
-                 addcdiv will perform a true division of tensor1 and tensor2. The historic \
-                 addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / \
-                 tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / \
-                 tensor2) for float inputs. The future addcdiv behavior is just the latter \
-                 implementation: (input + value * tensor1 / tensor2), for all dtypes.",
-            );
-        }
         apply(&table::ADDCDIV, &ops, &[value])
     }
 
@@ -345,7 +318,7 @@ impl Tensor {
         if mask.dtype() != DType::Bool {
             return runtime(format!(
                 "masked_fill_ only supports boolean masks, but got mask with dtype {}",
-                mask.dtype().name()
+                mask.dtype().cpp_name()
             ));
         }
         let value = match value.into() {
@@ -487,35 +460,7 @@ impl Tensor {
     }
 }
 
-fn check_sub_bool(ops: &[Operand]) -> Result<()> {
-    let bools = ops.iter().filter(|o| o.dtype() == DType::Bool).count();
-    match bools {
-        0 => Ok(()),
-        2 => not_impl(table::SUB_BOOL),
-        _ => not_impl(table::SUB_ONE_BOOL),
-    }
-}
-
 /// torch's `where(condition, input, other)`.
 pub fn where_cond(condition: &Tensor, input: Operand, other: Operand) -> Result<Tensor> {
-    if condition.dtype() != DType::Bool {
-        return runtime(format!(
-            "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
-            condition.dtype().scalar_type_name()
-        ));
-    }
-    let values = [input, other];
-    let promoted = promote(&values);
-    let [input, other] = values;
-    let (compute, expr, _) = resolve(&table::WHERE, promoted)?;
-    let operands = [t(condition), input, other];
-    let shape = out_shape(&operands)?;
-    let spec = MapSpec {
-        expr,
-        compute,
-        result_bool: false,
-        out_dtype: promoted,
-        extras: &[],
-    };
-    map(&spec, &operands, Dest::New(&shape))
+    apply(&table::WHERE, &[t(condition), input, other], &[])
 }

@@ -1,3 +1,4 @@
+pub mod checks;
 pub mod creation;
 pub mod elementwise;
 pub mod table;

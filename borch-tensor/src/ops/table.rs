@@ -2,6 +2,10 @@
 //! it treats int64 and bool inputs, whether it yields bool, and its scalar parameters. Methods,
 //! binding names and golden cases follow from this table.
 
+use crate::error::Result;
+use crate::ops::checks;
+use crate::scalar::Operand;
+
 /// What an op does with int64 inputs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnInt {
@@ -39,6 +43,10 @@ pub struct MapOp {
     pub predicate: bool,
     /// torch's names of the scalar parameters, in order, with their defaults.
     pub params: &'static [(&'static str, f64)],
+    /// Operands before this index take no part in type promotion (`where`'s condition).
+    pub promote_from: usize,
+    /// torch's argument checks beyond dtype rules (bool subtraction, integral alpha, …).
+    pub check: Option<fn(&[Operand], &[f64]) -> Result<()>>,
 }
 
 const NEG_BOOL: &str = "Negation, the `-` operator, on a bool tensor is not supported. If you \
@@ -48,9 +56,19 @@ supported. Use the `^` or `logical_xor()` operator instead.";
 pub const SUB_ONE_BOOL: &str = "Subtraction, the `-` operator, with a bool tensor is not \
 supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.";
 
+macro_rules! some_or_none {
+    () => {
+        None
+    };
+    ($e:expr) => {
+        Some($e)
+    };
+}
+
 macro_rules! map_ops {
     ($( $id:ident = $name:literal / $arity:literal : $float:literal, $int:expr, $boolr:expr
-        $(, pred $pred:literal)? $(, params [$(($pn:literal, $pd:expr)),*])? ; )*) => {
+        $(, pred $pred:literal)? $(, params [$(($pn:literal, $pd:expr)),*])?
+        $(, from $from:literal)? $(, check $check:expr)? ; )*) => {
         $(
             pub static $id: MapOp = MapOp {
                 name: $name,
@@ -60,6 +78,8 @@ macro_rules! map_ops {
                 on_bool: $boolr,
                 predicate: false $(|| $pred)?,
                 params: &[$($(($pn, $pd)),*)?],
+                promote_from: 0 $(+ $from)?,
+                check: some_or_none!($($check)?),
             };
         )*
         /// Every elementwise op, for bindings and audits.
@@ -87,9 +107,9 @@ map_ops! {
     SIN = "sin"/1: "sin(a)", Float, BoolFloat;
     COS = "cos"/1: "cos(a)", Float, BoolFloat;
     TAN = "tan"/1: "tan(a)", Float, BoolFloat;
-    ASIN = "asin"/1: "asin(a)", Float, BoolFloat;
-    ACOS = "acos"/1: "acos(a)", Float, BoolFloat;
-    ATAN = "atan"/1: "atan(a)", Float, BoolFloat;
+    ASIN = "asin"/1: "asin_(a)", Float, BoolFloat;
+    ACOS = "acos"/1: "acos_(a)", Float, BoolFloat;
+    ATAN = "atan"/1: "atan_(a)", Float, BoolFloat;
     SINH = "sinh"/1: "sinh(a)", Float, BoolFloat;
     COSH = "cosh"/1: "cosh(a)", Float, BoolFloat;
     TANH = "tanh"/1: "tanh_(a)", Float, BoolFloat;
@@ -117,11 +137,13 @@ map_ops! {
     ISNAN = "isnan"/1: "is_nan(a)", Compute("a != a"), Keep, pred true;
     ISINF = "isinf"/1: "is_inf(a)", Compute("a != a"), Keep, pred true;
     ISFINITE = "isfinite"/1: "!(is_nan(a) || is_inf(a))", Compute("a == a"), Keep, pred true;
-    LOGICAL_NOT = "logical_not"/1: "a == 0.0", Compute("a == 0"), Keep, pred true;
+    LOGICAL_NOT = "logical_not"/1: "!truthy(a)", Compute("a == 0"), Keep, pred true;
     NAN_TO_NUM = "nan_to_num"/1: "nan_to_num_(a, k0, k1, k2)", Compute("a"), Keep,
         params [("nan", 0.0), ("posinf", F32_MAX), ("neginf", -F32_MAX)];
-    ADD = "add"/2: "a + k0 * b", Compute("a + k0 * b"), Keep, params [("alpha", 1.0)];
-    SUB = "sub"/2: "a - k0 * b", Compute("a - k0 * b"), BoolErr(SUB_BOOL), params [("alpha", 1.0)];
+    ADD = "add"/2: "a + k0 * b", Compute("a + k0 * b"), Keep, params [("alpha", 1.0)],
+        check checks::alpha;
+    SUB = "sub"/2: "a - k0 * b", Compute("a - k0 * b"), BoolErr(SUB_BOOL), params [("alpha", 1.0)],
+        check checks::sub;
     MUL = "mul"/2: "a * b", Compute("a * b"), Keep;
     DIV = "div"/2: "a / b", Float, BoolFloat;
     DIV_FLOOR = "div_floor"/2: "div_floor_f(a, b)", Compute("floordiv_i(a, b)"),
@@ -132,28 +154,30 @@ map_ops! {
         BoolErr("\"remainder\" not implemented for 'Bool'");
     FMOD = "fmod"/2: "fmod_f(a, b)", Compute("fmod_i(a, b)"), BoolErr("\"fmod\" not implemented for 'Bool'");
     POW = "pow"/2: "pow_f(a, b)", Compute("pow_i(a, b)"), BoolErr("\"pow\" not implemented for 'Bool'");
-    ATAN2 = "atan2"/2: "atan2(a, b)", Float, BoolFloat;
+    ATAN2 = "atan2"/2: "atan2_(a, b)", Float, BoolFloat;
     MAXIMUM = "maximum"/2: "max_f(a, b)", Compute("max(a, b)"), Keep;
     MINIMUM = "minimum"/2: "min_f(a, b)", Compute("min(a, b)"), Keep;
-    EQ = "eq"/2: "a == b", Compute("a == b"), Keep, pred true;
-    NE = "ne"/2: "a != b", Compute("a != b"), Keep, pred true;
-    LT = "lt"/2: "a < b", Compute("a < b"), Keep, pred true;
-    LE = "le"/2: "a <= b", Compute("a <= b"), Keep, pred true;
-    GT = "gt"/2: "a > b", Compute("a > b"), Keep, pred true;
-    GE = "ge"/2: "a >= b", Compute("a >= b"), Keep, pred true;
-    LOGICAL_AND = "logical_and"/2: "(a != 0.0) && (b != 0.0)", Compute("(a != 0) && (b != 0)"), Keep, pred true;
-    LOGICAL_OR = "logical_or"/2: "(a != 0.0) || (b != 0.0)", Compute("(a != 0) || (b != 0)"), Keep, pred true;
-    LOGICAL_XOR = "logical_xor"/2: "(a != 0.0) != (b != 0.0)", Compute("(a != 0) != (b != 0)"), Keep, pred true;
+    EQ = "eq"/2: "eq_f(a, b)", Compute("a == b"), Keep, pred true;
+    NE = "ne"/2: "!eq_f(a, b)", Compute("a != b"), Keep, pred true;
+    LT = "lt"/2: "lt_f(a, b)", Compute("a < b"), Keep, pred true;
+    LE = "le"/2: "le_f(a, b)", Compute("a <= b"), Keep, pred true;
+    GT = "gt"/2: "lt_f(b, a)", Compute("a > b"), Keep, pred true;
+    GE = "ge"/2: "le_f(b, a)", Compute("a >= b"), Keep, pred true;
+    LOGICAL_AND = "logical_and"/2: "truthy(a) && truthy(b)", Compute("(a != 0) && (b != 0)"), Keep, pred true;
+    LOGICAL_OR = "logical_or"/2: "truthy(a) || truthy(b)", Compute("(a != 0) || (b != 0)"), Keep, pred true;
+    LOGICAL_XOR = "logical_xor"/2: "truthy(a) != truthy(b)", Compute("(a != 0) != (b != 0)"), Keep, pred true;
     CLAMP = "clamp"/3: "clamp_f(a, b, c)", Compute("min(max(a, b), c)"), Keep;
     CLAMP_MIN = "clamp_min"/2: "max_f(a, b)", Compute("max(a, b)"), Keep;
     CLAMP_MAX = "clamp_max"/2: "min_f(a, b)", Compute("min(a, b)"), Keep;
-    LERP = "lerp"/3: "lerp_(a, b, c)", IntErr, BoolErr("\"lerp\" not implemented for 'Bool'");
+    LERP = "lerp"/3: "lerp_(a, b, c)", IntErr, BoolErr("\"lerp\" not implemented for 'Bool'"),
+        check checks::lerp;
     ADDCMUL = "addcmul"/3: "a + k0 * b * c", Compute("a + k0 * b * c"),
         BoolErr("\"addcmul\" not implemented for 'Bool'"), params [("value", 1.0)];
     ADDCDIV = "addcdiv"/3: "a + k0 * b / c", IntErr,
-        BoolErr("\"addcdiv\" not implemented for 'Bool'"), params [("value", 1.0)];
-    WHERE = "where"/3: "select(c, b, a != 0.0)", Compute("select(c, b, a != 0)"), Keep;
-    CAST = "to"/1: "a", Compute("a"), Keep;
+        BoolErr("\"addcdiv\" not implemented for 'Bool'"), params [("value", 1.0)],
+        check checks::addcdiv;
+    WHERE = "where"/3: "select(c, b, truthy(a))", Compute("select(c, b, a != 0)"), Keep, from 1,
+        check checks::where_condition;
 }
 
 /// The op named `name` in torch's spelling.

@@ -48,7 +48,7 @@ pub(crate) fn infer_shape(shape: &[isize], n: usize) -> Result<Vec<usize>> {
 
 /// torch's `computeStride`: strides that view `old` as `new_shape`, if any exist.
 fn view_strides(old: &Layout, new_shape: &[usize]) -> Option<Vec<isize>> {
-    if old.numel() == 0 {
+    if old.numel() == 0 || old.rank() == 0 {
         return Some(crate::layout::contiguous_strides(new_shape));
     }
     let mut new_strides = vec![0isize; new_shape.len()];

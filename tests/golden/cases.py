@@ -1,0 +1,36 @@
+"""Freeze expected values from real torch into golden.json (run: python3 tests/golden/cases.py).
+
+The test suite never needs torch: it reads the committed golden.json. Each family module under
+families/ yields cases; a runner in each implementation (Rust, JS, Python) executes them by name.
+"""
+import json
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from families import elementwise, views, creation  # noqa: E402
+
+FAMILIES = [elementwise, views, creation]
+
+
+def main():
+    torch.set_default_dtype(torch.float32)
+    cases = []
+    for family in FAMILIES:
+        for c in family.cases():
+            c["family"] = family.__name__.split(".")[-1]
+            cases.append(c)
+    names = [c["name"] for c in cases]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise SystemExit(f"duplicate case names: {sorted(dup)[:10]}")
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden.json")
+    with open(out, "w") as f:
+        json.dump({"torch_version": torch.__version__, "cases": cases}, f, separators=(",", ":"))
+    print(f"wrote {len(cases)} cases from torch {torch.__version__} to {out}")
+
+
+if __name__ == "__main__":
+    main()
