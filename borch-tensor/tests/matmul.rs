@@ -7,7 +7,9 @@ use borch_tensor::{DType, Tensor, full};
 
 /// Deterministic values in [-1, 1).
 fn values(n: usize, seed: u64) -> Vec<f32> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     (0..n)
         .map(|_| {
             x = x
@@ -32,7 +34,8 @@ fn reference(a: &[f32], b: &[f32], batch: usize, m: usize, k: usize, n: usize) -
             for j in 0..n {
                 let mut acc = 0f64;
                 for l in 0..k {
-                    acc += f64::from(a[q * m * k + i * k + l]) * f64::from(b[q * k * n + l * n + j]);
+                    acc +=
+                        f64::from(a[q * m * k + i * k + l]) * f64::from(b[q * k * n + l * n + j]);
                 }
                 out[q * m * n + i * n + j] = acc as f32;
             }
@@ -130,7 +133,11 @@ fn mm_strided_and_offset_views() {
         .flat_map(|i| (0..5).map(move |j| (i, j)))
         .map(|(i, j)| av[i * 10 + 2 * j])
         .collect();
-    assert_close(&a2.mm(&b).unwrap(), &reference(&a2v, &bv, 1, 6, 5, 7), &[6, 7]);
+    assert_close(
+        &a2.mm(&b).unwrap(),
+        &reference(&a2v, &bv, 1, 6, 5, 7),
+        &[6, 7],
+    );
     // A row slice with an offset.
     let b2 = b.narrow(0, 1, 4).unwrap();
     let a3 = a.narrow(1, 3, 4).unwrap();
@@ -149,12 +156,20 @@ fn mm_strided_and_offset_views() {
 fn bmm_and_batch_broadcast() {
     let (a, av) = tensor(&[3, 5, 7], 3);
     let (b, bv) = tensor(&[3, 7, 9], 4);
-    assert_close(&a.bmm(&b).unwrap(), &reference(&av, &bv, 3, 5, 7, 9), &[3, 5, 9]);
+    assert_close(
+        &a.bmm(&b).unwrap(),
+        &reference(&av, &bv, 3, 5, 7, 9),
+        &[3, 5, 9],
+    );
     // Expanded batch (stride 0) read without a copy.
     let (b1, b1v) = tensor(&[1, 7, 9], 5);
     let be = b1.expand(&[3, 7, 9]).unwrap();
     let rep: Vec<f32> = (0..3).flat_map(|_| b1v.clone()).collect();
-    assert_close(&a.bmm(&be).unwrap(), &reference(&av, &rep, 3, 5, 7, 9), &[3, 5, 9]);
+    assert_close(
+        &a.bmm(&be).unwrap(),
+        &reference(&av, &rep, 3, 5, 7, 9),
+        &[3, 5, 9],
+    );
     // matmul: [2, 1, 5, 7] @ [3, 7, 9] -> [2, 3, 5, 9].
     let (x, xv) = tensor(&[2, 1, 5, 7], 6);
     let (y, yv) = tensor(&[3, 7, 9], 7);
@@ -176,7 +191,11 @@ fn bmm_and_batch_broadcast() {
     let (p, pv) = tensor(&[3, 4], 8);
     let (q, qv) = tensor(&[2, 4, 5], 9);
     let rep: Vec<f32> = (0..2).flat_map(|_| pv.clone()).collect();
-    assert_close(&p.matmul(&q).unwrap(), &reference(&rep, &qv, 2, 3, 4, 5), &[2, 3, 5]);
+    assert_close(
+        &p.matmul(&q).unwrap(),
+        &reference(&rep, &qv, 2, 3, 4, 5),
+        &[2, 3, 5],
+    );
 }
 
 #[test]
@@ -188,18 +207,42 @@ fn matmul_one_d_cases() {
     let (bm, bmv) = tensor(&[3, 7, 5], 14);
     let (bn, bnv) = tensor(&[3, 4, 7], 15);
     // 1-D @ 1-D: a 0-d dot product.
-    assert_close(&v.matmul(&w).unwrap(), &reference(&vv, &wv, 1, 1, 7, 1), &[]);
+    assert_close(
+        &v.matmul(&w).unwrap(),
+        &reference(&vv, &wv, 1, 1, 7, 1),
+        &[],
+    );
     assert_close(&v.dot(&w).unwrap(), &reference(&vv, &wv, 1, 1, 7, 1), &[]);
     // 1-D @ 2-D and 2-D @ 1-D.
-    assert_close(&v.matmul(&m).unwrap(), &reference(&vv, &mv, 1, 1, 7, 5), &[5]);
-    assert_close(&n.matmul(&v).unwrap(), &reference(&nv, &vv, 1, 4, 7, 1), &[4]);
+    assert_close(
+        &v.matmul(&m).unwrap(),
+        &reference(&vv, &mv, 1, 1, 7, 5),
+        &[5],
+    );
+    assert_close(
+        &n.matmul(&v).unwrap(),
+        &reference(&nv, &vv, 1, 4, 7, 1),
+        &[4],
+    );
     assert_close(&n.mv(&v).unwrap(), &reference(&nv, &vv, 1, 4, 7, 1), &[4]);
     // 3-D @ 1-D (folded into one mv) and 1-D @ 3-D (batched).
-    assert_close(&bn.matmul(&v).unwrap(), &reference(&bnv, &vv, 1, 12, 7, 1), &[3, 4]);
+    assert_close(
+        &bn.matmul(&v).unwrap(),
+        &reference(&bnv, &vv, 1, 12, 7, 1),
+        &[3, 4],
+    );
     let rep: Vec<f32> = (0..3).flat_map(|_| vv.clone()).collect();
-    assert_close(&v.matmul(&bm).unwrap(), &reference(&rep, &bmv, 3, 1, 7, 5), &[3, 5]);
+    assert_close(
+        &v.matmul(&bm).unwrap(),
+        &reference(&rep, &bmv, 3, 1, 7, 5),
+        &[3, 5],
+    );
     // 3-D @ 2-D folds; a non-contiguous 3-D operand goes through the batched path.
-    assert_close(&bn.matmul(&m).unwrap(), &reference(&bnv, &mv, 1, 12, 7, 5), &[3, 4, 5]);
+    assert_close(
+        &bn.matmul(&m).unwrap(),
+        &reference(&bnv, &mv, 1, 12, 7, 5),
+        &[3, 4, 5],
+    );
     let bnt = bn.transpose(0, 1).unwrap();
     let want: Vec<f32> = reference(&bnv, &mv, 1, 12, 7, 5);
     let want_t: Vec<f32> = (0..4)
@@ -231,17 +274,29 @@ fn addmm_beta_alpha_broadcast() {
     let z1 = Tensor::from_slice::<f32>(&[], &[2, 0]).unwrap();
     let z2 = Tensor::from_slice::<f32>(&[], &[0, 3]).unwrap();
     let three = full(&[2, 3], 3.0, None).unwrap();
-    assert_close(&three.addmm(&z1, &z2, 2.0, 1.0).unwrap(), &[6.0; 6], &[2, 3]);
+    assert_close(
+        &three.addmm(&z1, &z2, 2.0, 1.0).unwrap(),
+        &[6.0; 6],
+        &[2, 3],
+    );
     // alpha = 0 skips the product (inf * 0 stays out), as torch does.
     let inf = full(&[2, 3], f32::INFINITY, None).unwrap();
     let zero = full(&[3, 3], 0.0, None).unwrap();
-    assert_close(&three.addmm(&inf, &zero, 1.0, 0.0).unwrap(), &[3.0; 6], &[2, 3]);
+    assert_close(
+        &three.addmm(&inf, &zero, 1.0, 0.0).unwrap(),
+        &[3.0; 6],
+        &[2, 3],
+    );
     // A transposed 2-D input.
     let (ct, ctv) = tensor(&[7, 5], 23);
     let want: Vec<f32> = (0..35)
         .map(|i| ctv[(i % 7) * 5 + i / 7] + prod[i])
         .collect();
-    assert_close(&ct.t().unwrap().addmm(&a, &b, 1.0, 1.0).unwrap(), &want, &[5, 7]);
+    assert_close(
+        &ct.t().unwrap().addmm(&a, &b, 1.0, 1.0).unwrap(),
+        &want,
+        &[5, 7],
+    );
 }
 
 #[test]
@@ -249,21 +304,37 @@ fn int64_products_are_exact() {
     // Values from torch: torch.addmm(x, x, x, beta=0.5, alpha=1.5) with x = [[1, 2], [3, 4]]
     // gives [[7, 10], [15, 22]] (beta and alpha truncate to 0 and 1).
     let x = Tensor::new([[1i64, 2], [3, 4]]).unwrap();
-    assert_eq!(x.mm(&x).unwrap().to_vec_blocking::<i64>().unwrap(), vec![7, 10, 15, 22]);
     assert_eq!(
-        x.addmm(&x, &x, 0.5, 1.5).unwrap().to_vec_blocking::<i64>().unwrap(),
+        x.mm(&x).unwrap().to_vec_blocking::<i64>().unwrap(),
         vec![7, 10, 15, 22]
     );
     assert_eq!(
-        x.addmm(&x, &x, 2.0, 3.0).unwrap().to_vec_blocking::<i64>().unwrap(),
+        x.addmm(&x, &x, 0.5, 1.5)
+            .unwrap()
+            .to_vec_blocking::<i64>()
+            .unwrap(),
+        vec![7, 10, 15, 22]
+    );
+    assert_eq!(
+        x.addmm(&x, &x, 2.0, 3.0)
+            .unwrap()
+            .to_vec_blocking::<i64>()
+            .unwrap(),
         vec![23, 34, 51, 74]
     );
     let v = Tensor::new([1i64, 2]).unwrap();
     assert_eq!(v.dot(&v).unwrap().item_blocking().unwrap().to_f64(), 5.0);
-    assert_eq!(x.mv(&v).unwrap().to_vec_blocking::<i64>().unwrap(), vec![5, 11]);
+    assert_eq!(
+        x.mv(&v).unwrap().to_vec_blocking::<i64>().unwrap(),
+        vec![5, 11]
+    );
     let big: Vec<i64> = (0..65 * 33).map(|i| (i % 7) - 3).collect();
     let a = Tensor::from_slice(&big, &[65, 33]).unwrap();
-    let got = a.mm(&a.t().unwrap()).unwrap().to_vec_blocking::<i64>().unwrap();
+    let got = a
+        .mm(&a.t().unwrap())
+        .unwrap()
+        .to_vec_blocking::<i64>()
+        .unwrap();
     for i in 0..65 {
         for j in 0..65 {
             let want: i64 = (0..33).map(|l| big[i * 33 + l] * big[j * 33 + l]).sum();
@@ -293,22 +364,40 @@ fn torch_error_messages() {
     let zl = |shape: &[usize]| full(shape, 0i64, None).unwrap();
     let zb = |shape: &[usize]| full(shape, false, None).unwrap();
     let cases: Vec<(borch_tensor::Result<Tensor>, &str)> = vec![
-        (z(&[2, 3]).mm(&z(&[4, 5])), "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"),
-        (z(&[3]).mm(&z(&[3, 4])), "mm: self must be a matrix, got 1-D tensor"),
-        (z(&[2, 3]).mm(&z(&[3])), "mm: mat2 must be a matrix, got 1-D tensor"),
+        (
+            z(&[2, 3]).mm(&z(&[4, 5])),
+            "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)",
+        ),
+        (
+            z(&[3]).mm(&z(&[3, 4])),
+            "mm: self must be a matrix, got 1-D tensor",
+        ),
+        (
+            z(&[2, 3]).mm(&z(&[3])),
+            "mm: mat2 must be a matrix, got 1-D tensor",
+        ),
         (
             z(&[2, 3]).mm(&zl(&[3, 4])),
             "expected m1 and m2 to have the same dtype, but got: float != long int",
         ),
-        (zb(&[2, 3]).mm(&zb(&[3, 4])), "\"addmm_impl_cpu_\" not implemented for 'Bool'"),
+        (
+            zb(&[2, 3]).mm(&zb(&[3, 4])),
+            "\"addmm_impl_cpu_\" not implemented for 'Bool'",
+        ),
         (z(&[2, 3]).bmm(&z(&[3, 4])), "batch1 must be a 3D tensor"),
         (z(&[2, 2, 3]).bmm(&z(&[3, 4])), "batch2 must be a 3D tensor"),
         (
             z(&[2, 2, 3]).bmm(&z(&[3, 3, 4])),
             "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [3, 3].",
         ),
-        (zl(&[2, 2, 3]).bmm(&z(&[2, 3, 4])), "expected scalar type Long but found Float"),
-        (zb(&[2, 2, 3]).bmm(&zb(&[2, 3, 4])), "\"bmm\" not implemented for 'Bool'"),
+        (
+            zl(&[2, 2, 3]).bmm(&z(&[2, 3, 4])),
+            "expected scalar type Long but found Float",
+        ),
+        (
+            zb(&[2, 2, 3]).bmm(&zb(&[2, 3, 4])),
+            "\"bmm\" not implemented for 'Bool'",
+        ),
         (
             z(&[]).matmul(&z(&[3])),
             "both arguments to matmul need to be at least 1D, but they are 0D and 1D",
@@ -318,9 +407,18 @@ fn torch_error_messages() {
             "inconsistent tensor size, expected tensor [3] and src [4] to have the same number \
              of elements, but got 3 and 4 elements respectively",
         ),
-        (z(&[3]).matmul(&z(&[4, 5])), "mm: mat1 and mat2 shapes cannot be multiplied (1x3 and 4x5)"),
-        (z(&[2, 3]).matmul(&z(&[4])), "size mismatch, got input (2), mat (2x3), vec (4)"),
-        (z(&[2, 2, 3]).matmul(&z(&[4])), "size mismatch, got input (4), mat (4x3), vec (4)"),
+        (
+            z(&[3]).matmul(&z(&[4, 5])),
+            "mm: mat1 and mat2 shapes cannot be multiplied (1x3 and 4x5)",
+        ),
+        (
+            z(&[2, 3]).matmul(&z(&[4])),
+            "size mismatch, got input (2), mat (2x3), vec (4)",
+        ),
+        (
+            z(&[2, 2, 3]).matmul(&z(&[4])),
+            "size mismatch, got input (4), mat (4x3), vec (4)",
+        ),
         (
             z(&[3]).matmul(&z(&[2, 4, 5])),
             "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [2, 4].",
@@ -342,7 +440,10 @@ fn torch_error_messages() {
             z(&[2, 3, 2]).transpose(0, 1).unwrap().matmul(&z(&[4])),
             "Expected size for first two dimensions of batch2 tensor to be: [3, 2] but got: [3, 4].",
         ),
-        (z(&[3]).matmul(&z(&[2, 1, 5])), "size mismatch, got input (10), mat (10x1), vec (3)"),
+        (
+            z(&[3]).matmul(&z(&[2, 1, 5])),
+            "size mismatch, got input (10), mat (10x1), vec (3)",
+        ),
         (
             z(&[2, 2, 3]).matmul(&zl(&[2, 3, 4])),
             "expected scalar type Float but found Long",
@@ -351,16 +452,34 @@ fn torch_error_messages() {
             z(&[2, 3]).matmul(&zl(&[3])),
             "addmv input tensors must have the same dtype, but got Long, Float, and Long",
         ),
-        (zb(&[3]).matmul(&zb(&[3])), "\"dot\" not implemented for 'Bool'"),
-        (z(&[3, 1]).dot(&z(&[3])), "1D tensors expected, but got 2D and 1D tensors"),
+        (
+            zb(&[3]).matmul(&zb(&[3])),
+            "\"dot\" not implemented for 'Bool'",
+        ),
+        (
+            z(&[3, 1]).dot(&z(&[3])),
+            "1D tensors expected, but got 2D and 1D tensors",
+        ),
         (
             z(&[3]).dot(&zl(&[3])),
             "dot : expected both vectors to have same dtype, but found Float and Long",
         ),
-        (z(&[3]).mv(&z(&[3])), "vector + matrix @ vector expected, got 1, 1, 1"),
-        (z(&[2, 3]).mv(&z(&[3, 1])), "vector + matrix @ vector expected, got 1, 2, 2"),
-        (z(&[2, 3]).outer(&z(&[3])), "outer: Expected 1-D argument self, but got 2-D"),
-        (z(&[3]).outer(&z(&[])), "outer: Expected 1-D argument vec2, but got 0-D"),
+        (
+            z(&[3]).mv(&z(&[3])),
+            "vector + matrix @ vector expected, got 1, 1, 1",
+        ),
+        (
+            z(&[2, 3]).mv(&z(&[3, 1])),
+            "vector + matrix @ vector expected, got 1, 2, 2",
+        ),
+        (
+            z(&[2, 3]).outer(&z(&[3])),
+            "outer: Expected 1-D argument self, but got 2-D",
+        ),
+        (
+            z(&[3]).outer(&z(&[])),
+            "outer: Expected 1-D argument vec2, but got 0-D",
+        ),
         (
             z(&[3, 3]).addmm(&z(&[2, 3]), &z(&[3, 4]), 1.0, 1.0),
             "The expanded size of the tensor (4) must match the existing size (3) at \

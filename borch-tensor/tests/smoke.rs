@@ -29,7 +29,7 @@ fn add_broadcast_and_views() {
     assert_eq!(z.to_vec_blocking::<bool>().unwrap(), vec![false; 4]);
     let s = a.slice(1, Some(0), None, 2).unwrap().exp().unwrap();
     assert_eq!(s.shape(), &[2, 2]);
-    let e = a.add(&Tensor::new([1.0f32, 2.0]).unwrap()).unwrap_err();
+    let e = a.add(Tensor::new([1.0f32, 2.0]).unwrap()).unwrap_err();
     assert_eq!(
         e.to_string(),
         "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"

@@ -143,12 +143,11 @@ struct Side {
 }
 
 fn choose_load(s: &Side, p: usize, k: usize) -> Load {
-    let aligned = |other: usize| {
-        s.offset % 4 == 0 && other % 4 == 0 && s.batch.iter().all(|b| b % 4 == 0)
-    };
-    if s.sk == 1 && k % 4 == 0 && aligned(s.sp) {
+    let aligned =
+        |other: usize| s.offset.is_multiple_of(4) && other.is_multiple_of(4) && s.batch.iter().all(|b| b % 4 == 0);
+    if s.sk == 1 && k.is_multiple_of(4) && aligned(s.sp) {
         Load::KVec
-    } else if s.sp == 1 && p % 4 == 0 && aligned(s.sk) {
+    } else if s.sp == 1 && p.is_multiple_of(4) && aligned(s.sk) {
         Load::PVec
     } else if s.sp == 1 {
         Load::PFast
@@ -411,10 +410,7 @@ impl Spec {
             arr(self.load_b.is_vec())
         );
         if self.with_c {
-            let _ = writeln!(
-                s,
-                "@group(0) @binding(4) var<storage, read> c: array<{t}>;"
-            );
+            let _ = writeln!(s, "@group(0) @binding(4) var<storage, read> c: array<{t}>;");
         }
         let _ = writeln!(
             s,
@@ -448,15 +444,34 @@ impl Spec {
                 let _ = writeln!(s, "    var acc{g}_{j} = vec4<{t}>();");
             }
         }
-        let _ = writeln!(
-            s,
-            "    for (var k0 = 0u; k0 < K; k0 = k0 + {bk}u) {{"
-        );
+        let _ = writeln!(s, "    for (var k0 = 0u; k0 < K; k0 = k0 + {bk}u) {{");
         s.push_str(&load_code(
-            "a", "As", "m0", "M", bm, bk, tile.threads(), self.load_a, t, "oa", "sap", "sak",
+            "a",
+            "As",
+            "m0",
+            "M",
+            bm,
+            bk,
+            tile.threads(),
+            self.load_a,
+            t,
+            "oa",
+            "sap",
+            "sak",
         ));
         s.push_str(&load_code(
-            "b", "Bs", "n0", "N", bn, bk, tile.threads(), self.load_b, t, "ob", "sbp", "sbk",
+            "b",
+            "Bs",
+            "n0",
+            "N",
+            bn,
+            bk,
+            tile.threads(),
+            self.load_b,
+            t,
+            "ob",
+            "sbp",
+            "sbk",
         ));
         let _ = writeln!(
             s,

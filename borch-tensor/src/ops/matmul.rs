@@ -5,8 +5,8 @@
 
 use crate::dtype::DType;
 use crate::error::{Result, not_impl, runtime};
-use crate::kernels::matmul::{Gemm, gemm};
 pub use crate::kernels::matmul::MatmulTile;
+use crate::kernels::matmul::{Gemm, gemm};
 use crate::layout::broadcast_shapes;
 use crate::ops::creation::zeros;
 use crate::tensor::Tensor;
@@ -280,7 +280,11 @@ impl Tensor {
                 other.dtype().scalar_type_name()
             ));
         }
-        let a = if d1 == 1 { self.unsqueeze(0)? } else { self.clone() };
+        let a = if d1 == 1 {
+            self.unsqueeze(0)?
+        } else {
+            self.clone()
+        };
         let b = if d2 == 1 {
             other.unsqueeze(1)?
         } else {

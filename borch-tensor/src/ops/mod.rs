@@ -1,6 +1,6 @@
 pub mod checks;
 pub mod creation;
 pub mod elementwise;
+pub mod matmul;
 pub mod table;
 pub mod view;
-pub mod matmul;

@@ -27,7 +27,7 @@ pub(crate) fn infer_shape(shape: &[isize], n: usize) -> Result<Vec<usize>> {
     let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
     match infer {
         Some(i) => {
-            if known == 0 || n % known != 0 {
+            if known == 0 || !n.is_multiple_of(known) {
                 return runtime(format!(
                     "shape '{}' is invalid for input of size {n}",
                     show()
@@ -191,7 +191,7 @@ impl Tensor {
             return runtime(format!(
                 "expand(torch.FloatTensor{{{}}}, size=[{}]): the number of sizes provided ({}) \
                  must be greater or equal to the number of dimensions in the tensor ({})",
-                fmt_list(self.shape()).trim_matches(['[', ']']),
+                fmt_list(self.shape()),
                 sizes
                     .iter()
                     .map(|d| d.to_string())

@@ -7,6 +7,7 @@ mod case;
 mod compare;
 mod creation;
 mod elementwise;
+mod matmul;
 mod views;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -18,7 +19,7 @@ use case::{Args, Case};
 type Family = fn(&str, &[Operand], &Args) -> Option<Result<Vec<Tensor>>>;
 
 /// Each family's runner; the first that knows the op runs it.
-const FAMILIES: &[Family] = &[elementwise::run, views::run, creation::run];
+const FAMILIES: &[Family] = &[elementwise::run, views::run, creation::run, matmul::run];
 
 enum Outcome {
     Agree,
