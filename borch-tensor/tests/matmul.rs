@@ -115,6 +115,11 @@ fn mm_every_tile() {
         MatmulTile::new(16, 16, 8, 8, 8),
         MatmulTile::new(16, 16, 8, 8, 16),
         MatmulTile::new(8, 8, 4, 4, 4),
+        MatmulTile::new(8, 8, 16, 16, 8),
+        MatmulTile::new(8, 8, 32, 16, 8),
+        MatmulTile::strip(8, 16, 4),
+        MatmulTile::strip(8, 7, 1),
+        MatmulTile::strip(16, 8, 4),
     ];
     for tile in tiles {
         for (m, k, n) in [(65, 33, 17), (132, 20, 136), (3, 5, 7)] {

@@ -28,8 +28,13 @@ use crate::error::{Result, not_impl};
 use crate::layout::Layout;
 use crate::tensor::Tensor;
 
-/// A tile shape: `threads_x * threads_y` threads, each owning `rows x cols` outputs, stepping
-/// `bk` along K. `rows`, `cols` and `bk` are multiples of 4; all are powers of two.
+/// A kernel shape. Staged (`bk > 0`): `threads_x * threads_y` threads, each owning
+/// `rows x cols` outputs (multiples of 4), stepping `bk` along K through workgroup memory.
+/// Strip (`bk == 0`, `threads_y == 1`): no workgroup memory; each thread owns `rows` rows of
+/// `cols` (1 or 4) neighbouring columns, and the A values of a step, the same for every thread
+/// of the workgroup, are read as uniform loads. The strip suits CPU adapters (lavapipe runs 8
+/// invocations per SIMD step; a uniform load is one scalar load there, a per-invocation load a
+/// loop over lanes), the staged tile suits GPUs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MatmulTile {
     pub threads_x: u32,
@@ -40,6 +45,7 @@ pub struct MatmulTile {
 }
 
 impl MatmulTile {
+    /// A staged tile.
     pub const fn new(threads_x: u32, threads_y: u32, rows: u32, cols: u32, bk: u32) -> Self {
         MatmulTile {
             threads_x,
@@ -48,6 +54,15 @@ impl MatmulTile {
             cols,
             bk,
         }
+    }
+
+    /// A register strip of `threads` threads, each `rows x cols`.
+    pub const fn strip(threads: u32, rows: u32, cols: u32) -> Self {
+        MatmulTile::new(threads, 1, rows, cols, 0)
+    }
+
+    fn staged(self) -> bool {
+        self.bk > 0
     }
 
     fn bm(self) -> u32 {
@@ -64,27 +79,34 @@ impl MatmulTile {
 
     /// Whether this tile can be compiled within `limits` (and the generator's assumptions).
     pub fn check(self, limits: &borch_device::wgpu::Limits) -> Result<()> {
-        let pow2 = [
-            self.threads_x,
-            self.threads_y,
-            self.rows,
-            self.cols,
-            self.bk,
-        ]
-        .iter()
-        .all(|v| v.is_power_of_two());
+        let shape_ok = if self.staged() {
+            [
+                self.threads_x,
+                self.threads_y,
+                self.rows,
+                self.cols,
+                self.bk,
+            ]
+            .iter()
+            .all(|v| v.is_power_of_two())
+                && self.rows >= 4
+                && self.cols >= 4
+                && self.bk >= 4
+        } else {
+            self.threads_y == 1
+                && (self.cols == 1 || self.cols == 4)
+                && (1..=64).contains(&self.rows)
+        };
         let shared = (self.bm() + self.bn()) * self.bk * 4;
-        if !pow2
-            || self.rows < 4
-            || self.cols < 4
-            || self.bk < 4
+        if !shape_ok
+            || self.threads() == 0
             || self.threads() > limits.max_compute_invocations_per_workgroup
             || self.threads_x > limits.max_compute_workgroup_size_x
             || self.threads_y > limits.max_compute_workgroup_size_y
             || shared > limits.max_compute_workgroup_storage_size
         {
             return not_impl(format!(
-                "matmul tile {self:?} does not fit this adapter or is not a power-of-two tile"
+                "matmul tile {self:?} does not fit this adapter or the kernel's shapes"
             ));
         }
         Ok(())
@@ -98,17 +120,42 @@ impl MatmulTile {
     }
 }
 
-/// The tile borch picks for an `m x n` product on an adapter.
-pub(crate) fn default_tile(software: bool, m: usize, n: usize, batch: usize) -> MatmulTile {
+/// `TXxTYxRxCxK`, the form `cargo xtask bench matmul --tile` reads.
+impl std::fmt::Display for MatmulTile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}x{}x{}x{}x{}",
+            self.threads_x, self.threads_y, self.rows, self.cols, self.bk
+        )
+    }
+}
+
+/// The tile borch picks for `batch` products of `m x k` by `k x n` on an adapter.
+pub(crate) fn default_tile(
+    software: bool,
+    batch: usize,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> MatmulTile {
+    let work = batch * m * n * k;
     if software {
-        // lavapipe runs a workgroup on one CPU thread, 8 invocations per SIMD step; measured
-        // with `cargo xtask bench matmul` on 2 cores.
-        return MatmulTile::new(8, 8, 4, 8, 8);
+        // Measured with `cargo xtask bench matmul --tile ...` on lavapipe (2 cores), where every
+        // per-invocation load is a loop over the 8 SIMD lanes: outputs per load decide the
+        // speed, so big products get 32 x 32 outputs per thread (about 4.5 GFLOP/s at 1024^3,
+        // but about 10 s to compile the first time; Mesa caches it on disk), middling ones
+        // 16 x 16 (about 2 s to compile), and small ones the strip (40 ms to compile).
+        return if work >= 1 << 24 && m >= 256 && n >= 256 {
+            MatmulTile::new(8, 8, 32, 32, 8)
+        } else if work >= 1 << 22 && m >= 128 && n >= 128 {
+            MatmulTile::new(8, 8, 16, 16, 8)
+        } else {
+            MatmulTile::strip(8, 16, 4)
+        };
     }
     let tiles_128 = m.div_ceil(128) * n.div_ceil(128) * batch;
-    if m <= 16 || n <= 16 {
-        MatmulTile::new(16, 16, 4, 4, 16)
-    } else if tiles_128 < 128 {
+    if m <= 16 || n <= 16 || tiles_128 < 128 {
         MatmulTile::new(16, 16, 4, 4, 16)
     } else {
         MatmulTile::new(16, 16, 8, 8, 8)
@@ -143,8 +190,9 @@ struct Side {
 }
 
 fn choose_load(s: &Side, p: usize, k: usize) -> Load {
-    let aligned =
-        |other: usize| s.offset.is_multiple_of(4) && other.is_multiple_of(4) && s.batch.iter().all(|b| b % 4 == 0);
+    let aligned = |other: usize| {
+        s.offset.is_multiple_of(4) && other.is_multiple_of(4) && s.batch.iter().all(|b| b % 4 == 0)
+    };
     if s.sk == 1 && k.is_multiple_of(4) && aligned(s.sp) {
         Load::KVec
     } else if s.sp == 1 && p.is_multiple_of(4) && aligned(s.sk) {
@@ -255,8 +303,20 @@ pub(crate) fn gemm(g: &Gemm<'_>) -> Result<Tensor> {
     } else {
         (b, side_b)
     };
-    let load_a = choose_load(&side_a, m, k);
-    let load_b = choose_load(&side_b, n, k);
+    let tile = g
+        .tile
+        .unwrap_or_else(|| default_tile(device.adapter_info().is_software, batch, m, k, n));
+    tile.check(device.limits())?;
+    let (mut load_a, mut load_b) = (choose_load(&side_a, m, k), choose_load(&side_b, n, k));
+    if !tile.staged() {
+        // The strip reads A along K (vec4 where possible) and B along N.
+        if load_a != Load::KVec {
+            load_a = Load::KFast;
+        }
+        if load_b != Load::PVec || tile.cols != 4 {
+            load_b = Load::PFast;
+        }
+    }
     let c_layout = match g.c {
         Some((c, _)) => {
             c.check_same_device_as(&device)?;
@@ -278,11 +338,7 @@ pub(crate) fn gemm(g: &Gemm<'_>) -> Result<Tensor> {
     };
     // alpha == 0 skips the product entirely, as BLAS (and so torch) does: inf * 0 stays out.
     let k_eff = if g.alpha == 0.0 { 0 } else { k };
-    let tile = g
-        .tile
-        .unwrap_or_else(|| default_tile(device.adapter_info().is_software, m, n, batch));
-    tile.check(device.limits())?;
-    let out_vec = n % 4 == 0;
+    let out_vec = n.is_multiple_of(4) && tile.cols.is_multiple_of(4);
     let spec = Spec {
         dtype,
         tile,
@@ -386,59 +442,27 @@ impl Spec {
     }
 
     fn source(&self) -> String {
+        if !self.tile.staged() {
+            return self.strip_source();
+        }
         let t = self.dtype.wgsl();
         let tile = self.tile;
         let (bm, bn, bk) = (tile.bm(), tile.bn(), tile.bk);
         let (tx_n, ty_n) = (tile.threads_x, tile.threads_y);
         let (rg, cg) = (tile.rows / 4, tile.cols / 4);
+        // A read along K is staged as it lies, `[m][k]` with vec4s along k: no transposing
+        // stores, and the inner loop takes four steps of K per read of A.
+        let a_mk = self.load_a == Load::KVec;
         let mut s = String::new();
-        let arr = |vec: bool| {
-            if vec {
-                format!("vec4<{t}>")
-            } else {
-                t.to_string()
-            }
-        };
-        let _ = writeln!(
-            s,
-            "@group(0) @binding(0) var<storage, read> p: array<u32>;\n\
-             @group(0) @binding(1) var<storage, read_write> out: array<{}>;\n\
-             @group(0) @binding(2) var<storage, read> a: array<{}>;\n\
-             @group(0) @binding(3) var<storage, read> b: array<{}>;",
-            arr(self.out_vec),
-            arr(self.load_a.is_vec()),
-            arr(self.load_b.is_vec())
-        );
-        if self.with_c {
-            let _ = writeln!(s, "@group(0) @binding(4) var<storage, read> c: array<{t}>;");
-        }
+        s.push_str(&self.bindings());
         let _ = writeln!(
             s,
             "var<workgroup> As: array<vec4<{t}>, {}>;\nvar<workgroup> Bs: array<vec4<{t}>, {}>;",
             bk * bm / 4,
             bk * bn / 4
         );
-        let _ = writeln!(
-            s,
-            "@compute @workgroup_size({tx_n}, {ty_n}, 1)\n\
-             fn main(@builtin(workgroup_id) wid: vec3<u32>, \
-             @builtin(local_invocation_id) lid: vec3<u32>, \
-             @builtin(local_invocation_index) tid: u32) {{\n\
-             \x20   let M = p[0]; let N = p[1]; let K = p[2]; let R = p[3];\n\
-             \x20   let batch = wid.z + p[4];\n\
-             \x20   var oa = p[5]; let sap = p[6]; let sak = p[7];\n\
-             \x20   var ob = p[8]; let sbp = p[9]; let sbk = p[10];\n\
-             \x20   var oc = p[11]; let scm = p[12]; let scn = p[13];\n\
-             \x20   var rem = batch;\n\
-             \x20   for (var d = 0u; d < R; d = d + 1u) {{\n\
-             \x20       let q = 16u + (R - 1u - d) * 4u;\n\
-             \x20       let i = rem % p[q];\n\
-             \x20       rem = rem / p[q];\n\
-             \x20       oa = oa + i * p[q + 1u]; ob = ob + i * p[q + 2u]; oc = oc + i * p[q + 3u];\n\
-             \x20   }}\n\
-             \x20   let m0 = wid.y * {bm}u; let n0 = wid.x * {bn}u;\n\
-             \x20   let tx = lid.x; let ty = lid.y;"
-        );
+        s.push_str(&self.prologue());
+        let _ = writeln!(s, "    let tx = lid.x; let ty = lid.y;");
         for g in 0..rg * 4 {
             for j in 0..cg {
                 let _ = writeln!(s, "    var acc{g}_{j} = vec4<{t}>();");
@@ -454,6 +478,7 @@ impl Spec {
             bk,
             tile.threads(),
             self.load_a,
+            a_mk,
             t,
             "oa",
             "sap",
@@ -468,11 +493,46 @@ impl Spec {
             bk,
             tile.threads(),
             self.load_b,
+            false,
             t,
             "ob",
             "sbp",
             "sbk",
         ));
+        if a_mk {
+            s.push_str(&self.inner_mk());
+        } else {
+            s.push_str(&self.inner_km());
+        }
+        s.push_str("    let obase = batch * M * N;\n");
+        s.push_str(&self.scalars());
+        for g in 0..rg {
+            for (c, _) in LANES.iter().enumerate() {
+                let row = g * 4 + c as u32;
+                let _ = writeln!(
+                    s,
+                    "    {{\n    let m = m0 + (ty + {}u) * 4u + {c}u;\n    if (m < M) {{",
+                    g * ty_n
+                );
+                for j in 0..cg {
+                    let n = format!("n0 + (tx + {}u) * 4u", j * tx_n);
+                    s.push_str(&self.store(&format!("acc{row}_{j}"), &n, true));
+                }
+                s.push_str("    }\n    }\n");
+            }
+        }
+        s.push_str("}\n");
+        s
+    }
+
+    /// The inner loop over one staged step, A staged `[k][m]`: per step of K, one vec4 of A
+    /// per four rows and one vec4 of B per four columns.
+    fn inner_km(&self) -> String {
+        let tile = self.tile;
+        let (bm, bn, bk) = (tile.bm(), tile.bn(), tile.bk);
+        let (tx_n, ty_n) = (tile.threads_x, tile.threads_y);
+        let (rg, cg) = (tile.rows / 4, tile.cols / 4);
+        let mut s = String::new();
         let _ = writeln!(
             s,
             "        workgroupBarrier();\n        for (var kk = 0u; kk < {bk}u; kk = kk + 1u) {{"
@@ -505,49 +565,205 @@ impl Spec {
             }
         }
         s.push_str("        }\n        workgroupBarrier();\n    }\n");
-        s.push_str("    let obase = batch * M * N;\n");
+        s
+    }
+
+    /// The inner loop over one staged step, A staged `[m][k]`: per four steps of K, one vec4
+    /// of A per row and four vec4s of B per four columns.
+    fn inner_mk(&self) -> String {
+        let tile = self.tile;
+        let (bn, bk) = (tile.bn(), tile.bk);
+        let (tx_n, ty_n) = (tile.threads_x, tile.threads_y);
+        let (rg, cg) = (tile.rows / 4, tile.cols / 4);
+        let kq = bk / 4;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "        workgroupBarrier();\n        for (var kq = 0u; kq < {kq}u; kq = kq + 1u) {{"
+        );
+        for (e, _) in LANES.iter().enumerate() {
+            for j in 0..cg {
+                let _ = writeln!(
+                    s,
+                    "            let b{e}_{j} = Bs[(kq * 4u + {e}u) * {}u + tx + {}u];",
+                    bn / 4,
+                    j * tx_n
+                );
+            }
+        }
+        for g in 0..rg {
+            for c in 0..4 {
+                let row = g * 4 + c;
+                let _ = writeln!(
+                    s,
+                    "            let a{row} = As[((ty + {}u) * 4u + {c}u) * {kq}u + kq];",
+                    g * ty_n
+                );
+                for j in 0..cg {
+                    let _ = writeln!(
+                        s,
+                        "            acc{row}_{j} = acc{row}_{j} + a{row}.x * b0_{j} + a{row}.y * b1_{j} \
+                         + a{row}.z * b2_{j} + a{row}.w * b3_{j};"
+                    );
+                }
+            }
+        }
+        s.push_str("        }\n        workgroupBarrier();\n    }\n");
+        s
+    }
+
+    /// Bindings: params, out, a, b (each `vec4` where read four at a time), c.
+    fn bindings(&self) -> String {
+        let t = self.dtype.wgsl();
+        let arr = |vec: bool| {
+            if vec {
+                format!("vec4<{t}>")
+            } else {
+                t.to_string()
+            }
+        };
+        let mut s = format!(
+            "@group(0) @binding(0) var<storage, read> p: array<u32>;\n\
+             @group(0) @binding(1) var<storage, read_write> out: array<{}>;\n\
+             @group(0) @binding(2) var<storage, read> a: array<{}>;\n\
+             @group(0) @binding(3) var<storage, read> b: array<{}>;\n",
+            arr(self.out_vec),
+            arr(self.load_a.is_vec()),
+            arr(self.load_b.is_vec())
+        );
+        if self.with_c {
+            let _ = writeln!(s, "@group(0) @binding(4) var<storage, read> c: array<{t}>;");
+        }
+        s
+    }
+
+    /// The entry point's opening: sizes, strides, this workgroup's batch offsets and tile origin.
+    fn prologue(&self) -> String {
+        let (bm, bn) = (self.tile.bm(), self.tile.bn());
+        let (tx, ty) = (self.tile.threads_x, self.tile.threads_y);
+        format!(
+            "@compute @workgroup_size({tx}, {ty}, 1)\n\
+             fn main(@builtin(workgroup_id) wid: vec3<u32>, \
+             @builtin(local_invocation_id) lid: vec3<u32>, \
+             @builtin(local_invocation_index) tid: u32) {{\n\
+             \x20   let M = p[0]; let N = p[1]; let K = p[2]; let R = p[3];\n\
+             \x20   let batch = wid.z + p[4];\n\
+             \x20   var oa = p[5]; let sap = p[6]; let sak = p[7];\n\
+             \x20   var ob = p[8]; let sbp = p[9]; let sbk = p[10];\n\
+             \x20   var oc = p[11]; let scm = p[12]; let scn = p[13];\n\
+             \x20   var rem = batch;\n\
+             \x20   for (var d = 0u; d < R; d = d + 1u) {{\n\
+             \x20       let q = 16u + (R - 1u - d) * 4u;\n\
+             \x20       let i = rem % p[q];\n\
+             \x20       rem = rem / p[q];\n\
+             \x20       oa = oa + i * p[q + 1u]; ob = ob + i * p[q + 2u]; oc = oc + i * p[q + 3u];\n\
+             \x20   }}\n\
+             \x20   let m0 = wid.y * {bm}u; let n0 = wid.x * {bn}u;\n"
+        )
+    }
+
+    /// The register strip: thread `tx` owns columns `n0 + tx * cols ..` of rows `m0 .. m0 +
+    /// rows`. Reads clamp their row and column into the matrix (M, N >= 1 whenever the kernel
+    /// runs), so they need no branch; rows and columns past the edge are computed and not
+    /// stored.
+    fn strip_source(&self) -> String {
+        let t = self.dtype.wgsl();
+        let (rows, cols) = (self.tile.rows, self.tile.cols);
+        let mut s = self.bindings();
+        s.push_str(&self.prologue());
+        let _ = writeln!(s, "    let n = n0 + lid.x * {cols}u;");
+        let acc_t = if cols == 4 {
+            format!("vec4<{t}>")
+        } else {
+            t.to_string()
+        };
+        for i in 0..rows {
+            let _ = writeln!(
+                s,
+                "    let r{i} = oa + min(m0 + {i}u, M - 1u) * sap;\n    var acc{i} = {acc_t}();"
+            );
+        }
+        // B's columns for this thread, clamped into the matrix.
+        let b_load = |k: &str| -> String {
+            match (cols, self.load_b) {
+                (4, Load::PVec) => format!("b[(ob + ({k}) * sbk + min(n, N - 4u)) / 4u]"),
+                (4, _) => format!(
+                    "vec4<{t}>(b[ob + ({k}) * sbk + min(n, N - 1u) * sbp], \
+                     b[ob + ({k}) * sbk + min(n + 1u, N - 1u) * sbp], \
+                     b[ob + ({k}) * sbk + min(n + 2u, N - 1u) * sbp], \
+                     b[ob + ({k}) * sbk + min(n + 3u, N - 1u) * sbp])"
+                ),
+                _ => format!("b[ob + ({k}) * sbk + min(n, N - 1u) * sbp]"),
+            }
+        };
+        if self.load_a == Load::KVec {
+            // K is a multiple of 4 here: four steps per vec4 of each A row.
+            let _ = writeln!(s, "    for (var k = 0u; k < K; k = k + 4u) {{");
+            for (e, _) in LANES.iter().enumerate() {
+                let _ = writeln!(s, "        let b{e} = {};", b_load(&format!("k + {e}u")));
+            }
+            for i in 0..rows {
+                let _ = writeln!(s, "        let a{i} = a[(r{i} + k) / 4u];");
+                for (e, lane) in LANES.iter().enumerate() {
+                    let _ = writeln!(s, "        acc{i} = acc{i} + a{i}.{lane} * b{e};");
+                }
+            }
+        } else {
+            let _ = writeln!(s, "    for (var k = 0u; k < K; k = k + 1u) {{");
+            let _ = writeln!(s, "        let bk = {};", b_load("k"));
+            for i in 0..rows {
+                let _ = writeln!(s, "        acc{i} = acc{i} + a[r{i} + k * sak] * bk;");
+            }
+        }
+        s.push_str("    }\n    let obase = batch * M * N;\n");
+        s.push_str(&self.scalars());
+        for i in 0..rows {
+            let _ = writeln!(s, "    {{\n    let m = m0 + {i}u;\n    if (m < M) {{");
+            s.push_str(&self.store(&format!("acc{i}"), "n", cols == 4));
+            s.push_str("    }\n    }\n");
+        }
+        s.push_str("}\n");
+        s
+    }
+
+    /// alpha and beta, where the epilogue uses them.
+    fn scalars(&self) -> String {
+        let t = self.dtype.wgsl();
+        let mut s = String::new();
         if self.scaled || self.with_c {
             let _ = writeln!(s, "    let alpha = bitcast<{t}>(p[14]);");
         }
         if self.with_c {
             let _ = writeln!(s, "    let beta = bitcast<{t}>(p[15]);");
         }
-        for g in 0..rg {
-            for (c, _) in LANES.iter().enumerate() {
-                let row = g * 4 + c as u32;
+        s
+    }
+
+    /// Store accumulator `v` (a `vec4` of columns `n ..= n + 3`, or one column `n`) of row `m`.
+    fn store(&self, v: &str, n: &str, vec: bool) -> String {
+        let mut s = format!("        {{\n        let n = {n};\n");
+        if !vec {
+            let val = self.epilogue(v, "n");
+            let _ = writeln!(
+                s,
+                "        if (n < N) {{ out[obase + m * N + n] = {val}; }}"
+            );
+        } else if self.out_vec {
+            let val = self.epilogue_vec(v);
+            let _ = writeln!(
+                s,
+                "        if (n < N) {{ out[(obase + m * N + n) / 4u] = {val}; }}"
+            );
+        } else {
+            for (e, lane) in LANES.iter().enumerate() {
+                let val = self.epilogue(&format!("{v}.{lane}"), &format!("n + {e}u"));
                 let _ = writeln!(
                     s,
-                    "    {{\n        let m = m0 + (ty + {}u) * 4u + {c}u;\n        if (m < M) {{",
-                    g * ty_n
+                    "        if (n + {e}u < N) {{ out[obase + m * N + n + {e}u] = {val}; }}"
                 );
-                for j in 0..cg {
-                    let _ = writeln!(
-                        s,
-                        "            {{\n            let n = n0 + (tx + {}u) * 4u;",
-                        j * tx_n
-                    );
-                    let v = format!("acc{row}_{j}");
-                    if self.out_vec {
-                        let val = self.epilogue_vec(&v);
-                        let _ = writeln!(
-                            s,
-                            "            if (n < N) {{ out[(obase + m * N + n) / 4u] = {val}; }}"
-                        );
-                    } else {
-                        for (e, lane) in LANES.iter().enumerate() {
-                            let val = self.epilogue(&format!("{v}.{lane}"), &format!("n + {e}u"));
-                            let _ = writeln!(
-                                s,
-                                "            if (n + {e}u < N) {{ out[obase + m * N + n + {e}u] = {val}; }}"
-                            );
-                        }
-                    }
-                    s.push_str("            }\n");
-                }
-                s.push_str("        }\n    }\n");
             }
         }
-        s.push_str("}\n");
+        s.push_str("        }\n");
         s
     }
 
@@ -584,6 +800,7 @@ fn load_code(
     bk: u32,
     threads: u32,
     mode: Load,
+    keep_mk: bool,
     t: &str,
     off: &str,
     sp: &str,
@@ -608,6 +825,17 @@ fn load_code(
                      \x20       var v = vec4<{t}>();\n\
                      \x20       if (gp < {pdim} && gk < K) {{ v = {x}[({off} + gp + gk * {sk}) / 4u]; }}\n\
                      \x20       {shared}[kk * {q}u + pg] = v;"
+                );
+            }
+            Load::KVec if keep_mk => {
+                let kq = bk / 4;
+                let _ = writeln!(
+                    s,
+                    "        let kg = idx % {kq}u; let pp = idx / {kq}u;\n\
+                     \x20       let gp = {p0} + pp; let gk = k0 + kg * 4u;\n\
+                     \x20       var v = vec4<{t}>();\n\
+                     \x20       if (gp < {pdim} && gk < K) {{ v = {x}[({off} + gp * {sp} + gk) / 4u]; }}\n\
+                     \x20       {shared}[pp * {kq}u + kg] = v;"
                 );
             }
             Load::KVec => {

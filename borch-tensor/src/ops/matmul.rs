@@ -6,6 +6,18 @@
 use crate::dtype::DType;
 use crate::error::{Result, not_impl, runtime};
 pub use crate::kernels::matmul::MatmulTile;
+
+/// The tile borch picks for `batch` products of `m x k` by `k x n` on `device` (for reports).
+#[doc(hidden)]
+pub fn default_tile(
+    device: &crate::Device,
+    batch: usize,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> MatmulTile {
+    crate::kernels::matmul::default_tile(device.adapter_info().is_software, batch, m, k, n)
+}
 use crate::kernels::matmul::{Gemm, gemm};
 use crate::layout::broadcast_shapes;
 use crate::ops::creation::zeros;
