@@ -253,6 +253,7 @@ impl Tensor {
 
     /// Read every element back, in row-major order (waits for the GPU).
     pub async fn to_host(&self) -> Result<HostData> {
+        crate::kernels::check::take_error(self.device()).await?;
         if self.numel() == 0 {
             return Ok(HostData::from_words(self.dtype(), &[]));
         }

@@ -1,12 +1,19 @@
 //! borch's tensors: torch's semantics (layouts and views, broadcasting, type promotion, error
 //! wording) over WGSL kernels that run natively through wgpu and in browsers.
 
+pub mod autograd;
 mod dtype;
 mod error;
 mod host;
 mod kernels;
 mod layout;
 pub mod ops;
+pub mod random;
+pub mod raw;
+pub use autograd::{
+    AlongOp, AutogradMeta, BackwardFn, GradHook, MatmulOp, Node, Op, ReduceOp, ShapeOp, ViewOp,
+    is_grad_enabled, record, record_custom, set_grad_enabled,
+};
 mod scalar;
 mod tensor;
 
@@ -14,8 +21,20 @@ pub use borch_device::{AdapterInfo, Device, DeviceOptions, default_device, init}
 pub use dtype::DType;
 pub use error::{BorchError, ErrorKind, Result};
 pub use host::{Element, HostData, NdData};
+pub use kernels::check::check_index_errors;
 pub use layout::{Layout, broadcast_shapes, fmt_size, wrap_dim};
 pub use ops::creation::{arange, arange_to, empty, eye, full, linspace, ones, zeros};
 pub use ops::elementwise::where_cond;
+pub use ops::join::{cat, stack};
+pub use ops::random::{normal, rand, randint, randn, randperm};
+pub use random::{Generator, default_generator, initial_seed, manual_seed};
 pub use scalar::{Operand, Scalar};
 pub use tensor::Tensor;
+
+/// Every generated WGSL kernel source with a name, for validation by naga without a GPU.
+pub fn kernel_sources() -> Vec<(String, String)> {
+    let mut sources = kernels::map::table_sources();
+    sources.extend(kernels::shape_sources());
+    sources.extend(ops::reduce_specs::kernel_sources());
+    sources
+}

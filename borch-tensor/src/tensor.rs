@@ -1,8 +1,9 @@
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use borch_device::{Device, PooledBuffer, default_device};
 
+use crate::autograd::AutogradMeta;
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, runtime};
 use crate::layout::Layout;
@@ -25,6 +26,7 @@ pub(crate) struct Inner {
     pub storage: Arc<Storage>,
     pub layout: Layout,
     pub dtype: DType,
+    pub autograd: Mutex<AutogradMeta>,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -37,6 +39,7 @@ impl Tensor {
                 storage,
                 layout,
                 dtype,
+                autograd: Mutex::default(),
             }),
         }
     }
@@ -120,6 +123,13 @@ impl Tensor {
     /// Whether two tensors share one storage (a view and its base do).
     pub fn shares_storage(&self, other: &Tensor) -> bool {
         Arc::ptr_eq(&self.inner.storage, &other.inner.storage)
+    }
+
+    pub(crate) fn autograd(&self) -> MutexGuard<'_, AutogradMeta> {
+        self.inner
+            .autograd
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub(crate) fn check_same_device_as(&self, device: &Device) -> Result<()> {

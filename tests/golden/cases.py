@@ -10,9 +10,9 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from families import elementwise, views, creation  # noqa: E402
+from families import elementwise, views, creation, shape, random, reduce  # noqa: E402
 
-FAMILIES = [elementwise, views, creation]
+FAMILIES = [elementwise, views, creation, shape, random, reduce]
 from families import matmul  # noqa: E402
 FAMILIES.append(matmul)
 
@@ -21,9 +21,10 @@ def main():
     torch.set_default_dtype(torch.float32)
     cases = []
     for family in FAMILIES:
-        for c in family.cases():
-            c["family"] = family.__name__.split(".")[-1]
-            cases.append(c)
+        for produced in family.cases():
+            for c in produced if isinstance(produced, list) else [produced]:
+                c["family"] = family.__name__.split(".")[-1]
+                cases.append(c)
     names = [c["name"] for c in cases]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
@@ -31,7 +32,9 @@ def main():
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden.json")
     with open(out, "w") as f:
         json.dump({"torch_version": torch.__version__, "cases": cases}, f, separators=(",", ":"))
-    print(f"wrote {len(cases)} cases from torch {torch.__version__} to {out}")
+    backward = sum(c.get("kind") == "backward" for c in cases)
+    print(f"wrote {len(cases)} cases ({len(cases) - backward} forward, {backward} backward) "
+          f"from torch {torch.__version__} to {out}")
 
 
 if __name__ == "__main__":

@@ -264,3 +264,45 @@ pub(crate) fn map(spec: &MapSpec<'_>, srcs: &[Operand], dest: Dest<'_>) -> Resul
     launch(&device, &kernel, &refs, &params, groups_for(n))?;
     Ok(out)
 }
+
+/// The WGSL of every table op for every input dtype it accepts, strided and flat, for
+/// validation without a GPU.
+pub(crate) fn table_sources() -> Vec<(String, String)> {
+    use crate::ops::elementwise::resolve;
+    use crate::ops::table::ALL;
+    let mut out = Vec::new();
+    for op in ALL {
+        for dtype in [DType::Float32, DType::Int64, DType::Bool] {
+            let Ok((compute, expr, out_dtype)) = resolve(op, dtype) else {
+                continue;
+            };
+            let extras: Vec<Scalar> = op.params.iter().map(|&(_, d)| Scalar::Float(d)).collect();
+            let spec = MapSpec {
+                expr,
+                compute,
+                result_bool: op.predicate,
+                out_dtype,
+                extras: &extras,
+            };
+            let mut kinds = vec![InKind::Buffer(dtype); op.arity];
+            for flat in [false, true] {
+                out.push((
+                    format!("{}:{dtype}:{flat}", op.name),
+                    source(&spec, &kinds, flat),
+                ));
+            }
+            if out_dtype != dtype {
+                continue;
+            }
+            kinds[0] = InKind::Alias(dtype);
+            if op.arity > 1 {
+                kinds[op.arity - 1] = InKind::Scalar(DType::Int64);
+            }
+            out.push((
+                format!("{}:{dtype}:alias+scalar", op.name),
+                source(&spec, &kinds, false),
+            ));
+        }
+    }
+    out
+}

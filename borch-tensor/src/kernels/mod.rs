@@ -1,8 +1,17 @@
 //! WGSL kernels and the Rust that launches them. Each file generates the source of one family.
 
+pub(crate) mod check;
+pub(crate) mod gather;
 pub(crate) mod map;
 pub(crate) mod matmul;
-pub(crate) mod prelude;
+pub(crate) mod one_hot;
+pub mod prelude;
+pub(crate) mod reduce;
+pub(crate) mod reduce_wgsl;
+pub(crate) mod scan;
+pub(crate) mod scatter;
+pub(crate) mod sort;
+pub(crate) mod tri;
 
 use borch_device::{Binding, Device, Kernel, WORKGROUP_SIZE, grid_for};
 
@@ -34,4 +43,23 @@ pub(crate) fn groups_for(n: usize) -> u32 {
 /// Signed word for params.
 pub(crate) fn w(x: isize) -> u32 {
     x as i32 as u32
+}
+
+/// The WGSL of the shape and indexing kernels in every specialisation, for validation.
+pub(crate) fn shape_sources() -> Vec<(String, String)> {
+    use crate::dtype::DType;
+    let mut out = vec![("one_hot".to_string(), one_hot::source())];
+    for dt in [DType::Float32, DType::Int64, DType::Bool] {
+        let n = dt.name();
+        out.push((format!("gather|{n}"), gather::source(dt)));
+        out.push((format!("sort|{n}"), sort::source(dt)));
+        out.push((format!("tri|{n}"), tri::source(dt)));
+        for mode in [scatter::Mode::Assign, scatter::Mode::Add] {
+            for scalar in [false, true] {
+                let name = format!("scatter|{n}|{mode:?}|{scalar}");
+                out.push((name, scatter::source(dt, mode, scalar)));
+            }
+        }
+    }
+    out
 }

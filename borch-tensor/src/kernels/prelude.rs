@@ -1,14 +1,14 @@
 //! WGSL shared by generated kernels: the flat thread index and numeric helpers that WGSL lacks
 //! or defines differently from torch (NaN tests by bit pattern, so no compiler can fold them).
 
-pub(crate) const INDEX: &str = r#"
+pub const INDEX: &str = r#"
 fn flat_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * 256u + lid;
 }
 fn sp(i: u32) -> i32 { return bitcast<i32>(p[i]); }
 "#;
 
-pub(crate) const MATH: &str = r#"
+pub const MATH: &str = r#"
 const PI: f32 = 3.14159265358979323846;
 fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
 fn is_inf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }

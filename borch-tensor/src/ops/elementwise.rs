@@ -1,5 +1,6 @@
 //! Elementwise methods: dtype resolution from the op table, then the one map kernel.
 
+use crate::autograd::{Op, record};
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, not_impl, runtime, type_err};
 use crate::kernels::map::{Dest, MapSpec, map};
@@ -57,7 +58,7 @@ fn params_of(op: &MapOp, given: &[f64]) -> Vec<Scalar> {
 }
 
 /// Apply `op` to `operands` (which broadcast), with its scalar parameters (defaults if missing).
-pub fn apply(op: &MapOp, operands: &[Operand], params: &[f64]) -> Result<Tensor> {
+pub fn apply(op: &'static MapOp, operands: &[Operand], params: &[f64]) -> Result<Tensor> {
     if operands.len() != op.arity {
         return type_err(format!(
             "{}() takes {} tensor arguments but {} were given",
@@ -79,16 +80,19 @@ pub fn apply(op: &MapOp, operands: &[Operand], params: &[f64]) -> Result<Tensor>
         out_dtype,
         extras: &extras,
     };
-    map(&spec, operands, Dest::New(&shape))
+    let out = map(&spec, operands, Dest::New(&shape))?;
+    let params = extras.iter().map(|s| s.to_f64()).collect();
+    Ok(record(Op::Map { op, params }, operands, out))
 }
 
 /// Apply `op` writing into `target` in place (torch's `op_`); `target` is the first operand.
 pub fn apply_into(
     target: &Tensor,
-    op: &MapOp,
+    op: &'static MapOp,
     operands: &[Operand],
     params: &[f64],
 ) -> Result<Tensor> {
+    target.check_inplace()?;
     if let Some(check) = op.check {
         check(operands, params)?;
     }
@@ -352,7 +356,13 @@ impl Tensor {
             out_dtype: self.dtype(),
             extras: &[],
         };
-        map(&spec, &[t(mask), value, t(self)], Dest::New(&shape))
+        let operands = [t(mask), value, t(self)];
+        let out = map(&spec, &operands, Dest::New(&shape))?;
+        let op = Op::Map {
+            op: &table::WHERE,
+            params: vec![],
+        };
+        Ok(record(op, &operands, out))
     }
 
     /// Convert to `dtype` (torch's `to(dtype)`); float to int truncates toward zero.
@@ -376,7 +386,8 @@ impl Tensor {
             out_dtype: dtype,
             extras: &[],
         };
-        map(&spec, &[t(self)], Dest::New(self.shape()))
+        let out = map(&spec, &[t(self)], Dest::New(self.shape()))?;
+        Ok(record(Op::Identity, &[t(self)], out))
     }
 
     /// A contiguous copy with new storage (torch's `clone()` of a contiguous result).
@@ -400,6 +411,7 @@ impl Tensor {
 
     /// torch's `copy_(src)`: write `src` (broadcast, converted) into this tensor's elements.
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        self.check_inplace()?;
         let compute = if self.dtype() == DType::Float32 || src.dtype() == DType::Float32 {
             DType::Float32
         } else {
@@ -418,6 +430,7 @@ impl Tensor {
 
     /// torch's `fill_(value)`.
     pub fn fill_(&self, value: impl Into<Scalar>) -> Result<()> {
+        self.check_inplace()?;
         let value = value.into();
         let compute = if self.dtype() == DType::Float32 {
             DType::Float32

@@ -30,6 +30,9 @@ pub enum OnBool {
     Error(&'static str),
 }
 
+/// An argument check run before an op: operands and scalar parameters.
+pub type Check = fn(&[Operand], &[f64]) -> Result<()>;
+
 /// One elementwise op.
 #[derive(Debug)]
 pub struct MapOp {
@@ -46,7 +49,7 @@ pub struct MapOp {
     /// Operands before this index take no part in type promotion (`where`'s condition).
     pub promote_from: usize,
     /// torch's argument checks beyond dtype rules (bool subtraction, integral alpha, …).
-    pub check: Option<fn(&[Operand], &[f64]) -> Result<()>>,
+    pub check: Option<Check>,
 }
 
 const NEG_BOOL: &str = "Negation, the `-` operator, on a bool tensor is not supported. If you \

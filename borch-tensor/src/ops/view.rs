@@ -1,7 +1,9 @@
 //! Views: new layouts over the same storage, as torch returns them, without copying.
 
+use crate::autograd::{Op, ViewOp, record};
 use crate::error::{BorchError, Result, index_err, runtime};
 use crate::layout::{Layout, fmt_list, numel, wrap_dim, wrap_dims};
+use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
 /// Resolve one `-1` in a requested shape against `n` elements.
@@ -84,6 +86,12 @@ fn view_strides(old: &Layout, new_shape: &[usize]) -> Option<Vec<isize>> {
 }
 
 impl Tensor {
+    /// A view of this tensor with `layout`, recorded for autograd as `op`.
+    fn view_of(&self, layout: Layout, op: ViewOp) -> Tensor {
+        let out = self.with_layout(layout);
+        record(Op::View(op), &[Operand::Tensor(self.clone())], out)
+    }
+
     /// torch's `view(*shape)`: the same storage with a new shape; one dim may be -1.
     pub fn view(&self, shape: &[isize]) -> Result<Tensor> {
         let new_shape = infer_shape(shape, self.numel())?;
@@ -94,22 +102,28 @@ impl Tensor {
                     .into(),
             )
         })?;
-        Ok(self.with_layout(Layout {
-            shape: new_shape,
-            strides,
-            offset: self.storage_offset(),
-        }))
+        Ok(self.view_of(
+            Layout {
+                shape: new_shape,
+                strides,
+                offset: self.storage_offset(),
+            },
+            ViewOp::Reshape,
+        ))
     }
 
     /// torch's `reshape(*shape)`: a view when possible, else a copy.
     pub fn reshape(&self, shape: &[isize]) -> Result<Tensor> {
         let new_shape = infer_shape(shape, self.numel())?;
         match view_strides(self.layout(), &new_shape) {
-            Some(strides) => Ok(self.with_layout(Layout {
-                shape: new_shape,
-                strides,
-                offset: self.storage_offset(),
-            })),
+            Some(strides) => Ok(self.view_of(
+                Layout {
+                    shape: new_shape,
+                    strides,
+                    offset: self.storage_offset(),
+                },
+                ViewOp::Reshape,
+            )),
             None => self.clone_contiguous()?.view(shape),
         }
     }
@@ -138,11 +152,12 @@ impl Tensor {
             other => other,
         })?;
         let l = self.layout();
-        Ok(self.with_layout(Layout {
+        let layout = Layout {
             shape: dims.iter().map(|&d| l.shape[d]).collect(),
             strides: dims.iter().map(|&d| l.strides[d]).collect(),
             offset: l.offset,
-        }))
+        };
+        Ok(self.view_of(layout, ViewOp::Permute(dims)))
     }
 
     /// torch's `transpose(dim0, dim1)`.
@@ -157,7 +172,9 @@ impl Tensor {
         let mut l = self.layout().clone();
         l.shape.swap(a, b);
         l.strides.swap(a, b);
-        Ok(self.with_layout(l))
+        let mut perm: Vec<usize> = (0..rank).collect();
+        perm.swap(a, b);
+        Ok(self.view_of(l, ViewOp::Permute(perm)))
     }
 
     /// torch's `t()` for tensors of at most two dims.
@@ -218,17 +235,17 @@ impl Tensor {
                 shape.push(s as usize);
             }
         }
-        Ok(self.with_layout(self.layout().broadcast_to(&shape)?))
+        Ok(self.view_of(self.layout().broadcast_to(&shape)?, ViewOp::Expand))
     }
 
     /// torch's `expand_as(other)`.
     pub fn expand_as(&self, other: &Tensor) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout().broadcast_to(other.shape())?))
+        Ok(self.view_of(self.layout().broadcast_to(other.shape())?, ViewOp::Expand))
     }
 
     /// torch's `broadcast_to(shape)`.
     pub fn broadcast_to(&self, shape: &[usize]) -> Result<Tensor> {
-        Ok(self.with_layout(self.layout().broadcast_to(shape)?))
+        Ok(self.view_of(self.layout().broadcast_to(shape)?, ViewOp::Expand))
     }
 
     /// torch's `squeeze()`: every size-1 dim removed.
@@ -260,7 +277,7 @@ impl Tensor {
                 out.strides.push(l.strides[d]);
             }
         }
-        self.with_layout(out)
+        self.view_of(out, ViewOp::Reshape)
     }
 
     /// torch's `unsqueeze(dim)`, dim in `[-dim()-1, dim()]`.
@@ -275,7 +292,7 @@ impl Tensor {
         };
         l.shape.insert(d, 1);
         l.strides.insert(d, stride);
-        Ok(self.with_layout(l))
+        Ok(self.view_of(l, ViewOp::Reshape))
     }
 
     /// torch's `narrow(dim, start, length)`.
@@ -329,7 +346,14 @@ impl Tensor {
         l.offset = (l.offset as isize + s * l.strides[d]) as usize;
         l.shape[d] = ((e - s) as usize).div_ceil(step as usize);
         l.strides[d] *= step;
-        Ok(self.with_layout(l))
+        Ok(self.view_of(
+            l,
+            ViewOp::Slice {
+                dim: d,
+                start: s as usize,
+                step: step as usize,
+            },
+        ))
     }
 
     /// torch's `select(dim, index)`: the dim removed at `index`.
@@ -350,7 +374,13 @@ impl Tensor {
         l.offset = (l.offset as isize + i * l.strides[d]) as usize;
         l.shape.remove(d);
         l.strides.remove(d);
-        Ok(self.with_layout(l))
+        Ok(self.view_of(
+            l,
+            ViewOp::Select {
+                dim: d,
+                index: i as usize,
+            },
+        ))
     }
 
     /// torch's `flatten(start_dim, end_dim)`.
@@ -388,6 +418,7 @@ impl Tensor {
     }
 
     /// A flipped layout (negative strides); only copy kernels read it.
+    #[allow(dead_code)]
     pub(crate) fn flipped_layout(&self, dims: &[usize]) -> Layout {
         let mut l = self.layout().clone();
         for &d in dims {

@@ -6,6 +6,7 @@ Python scalar. A case records torch's outputs, or the exception torch raised.
 """
 import math
 import re
+import zlib
 
 import torch
 
@@ -103,7 +104,48 @@ def case(name, op, inputs, fn, args=None, contains=None):
         return record
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     record["expect"] = [encode(o) if isinstance(o, torch.Tensor) else encode(torch.tensor(o)) for o in outs]
-    return record
+    backward = backward_case(name, op, inputs, fn, args)
+    return [record, backward] if backward else record
+
+
+def backward_case(name, op, inputs, fn, args):
+    """The gradients of `out[0]` (a float tensor) with respect to every float tensor input's base
+    (before its view chain), for a fixed random grad_output; None when torch records no graph."""
+    if op in ("var", "std") and args.get("dim") == []:
+        # torch's backward treats dim=[] as reducing nothing (n=1) while its forward reduced
+        # everything, giving infinite gradients for a finite function: a torch bug, not frozen.
+        return None
+    bases = []
+    for i in inputs:
+        if isinstance(i, In) and i.base.dtype == torch.float32:
+            bases.append(i.base.clone().requires_grad_(True))
+        else:
+            bases.append(None)
+    tensors = []
+    for i, b in zip(inputs, bases):
+        if b is None:
+            tensors.append(i.torch())
+            continue
+        t = b
+        for step in i.view:
+            t = apply_view(t, step)
+        tensors.append(t)
+    try:
+        out = fn(*tensors, **args)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        if not isinstance(out, torch.Tensor) or not out.requires_grad or out.dtype != torch.float32:
+            return None
+        g = torch.Generator().manual_seed(zlib.crc32(name.encode()))
+        grad_output = (torch.rand(out.shape, generator=g) * 2 - 1).to(out.dtype)
+        out.backward(grad_output)
+    except Exception:
+        return None
+    grads = [encode(b.grad) if b is not None and b.grad is not None else None for b in bases]
+    return {
+        "name": name + "/grad", "op": op, "kind": "backward",
+        "inputs": [i.json() for i in inputs], "args": args,
+        "grad_output": encode(grad_output), "grads": grads,
+    }
 
 
 # Reusable inputs.

@@ -11,6 +11,8 @@ pub struct Case {
     pub args: Value,
     pub expect: Option<Vec<Value>>,
     pub error: Option<Value>,
+    /// Backward cases: the gradient fed to `out[0]` and torch's gradient of each input's base.
+    pub backward: Option<(Value, Vec<Value>)>,
 }
 
 pub fn load(path: &std::path::Path) -> Vec<Case> {
@@ -28,6 +30,12 @@ pub fn load(path: &std::path::Path) -> Vec<Case> {
             args: c["args"].clone(),
             expect: c["expect"].as_array().cloned(),
             error: c.get("error").cloned(),
+            backward: (c["kind"].as_str() == Some("backward")).then(|| {
+                (
+                    c["grad_output"].clone(),
+                    c["grads"].as_array().cloned().unwrap_or_default(),
+                )
+            }),
         })
         .collect()
 }
@@ -99,24 +107,41 @@ fn view_step(t: &Tensor, step: &[Value]) -> Result<Tensor> {
 
 /// Build a case's inputs: tensors with their view chain applied, or scalars.
 pub fn operands(inputs: &[Value]) -> Result<Vec<Operand>> {
-    inputs
-        .iter()
-        .map(|i| {
-            if let Some(s) = i.get("scalar") {
-                return Ok(Operand::Scalar(match i["kind"].as_str() {
-                    Some("bool") => Scalar::Bool(s.as_bool().unwrap_or(false)),
-                    Some("int") => Scalar::Int(s.as_i64().unwrap_or(0)),
-                    _ => Scalar::Float(number(s)),
-                }));
-            }
-            let (data, shape) = host(&i["tensor"]);
-            let mut t = Tensor::from_host(&data, &shape)?;
-            for step in i["view"].as_array().into_iter().flatten() {
-                t = view_step(&t, step.as_array().map(Vec::as_slice).unwrap_or_default())?;
-            }
-            Ok(Operand::Tensor(t))
-        })
-        .collect()
+    Ok(leaves(inputs, false)?.0)
+}
+
+/// Inputs as `operands` does, and each float tensor input's base (before its view chain),
+/// which requires grad when `requires_grad`.
+pub fn leaves(
+    inputs: &[Value],
+    requires_grad: bool,
+) -> Result<(Vec<Operand>, Vec<Option<Tensor>>)> {
+    let mut operands = Vec::new();
+    let mut bases = Vec::new();
+    for i in inputs {
+        if let Some(s) = i.get("scalar") {
+            operands.push(Operand::Scalar(match i["kind"].as_str() {
+                Some("bool") => Scalar::Bool(s.as_bool().unwrap_or(false)),
+                Some("int") => Scalar::Int(s.as_i64().unwrap_or(0)),
+                _ => Scalar::Float(number(s)),
+            }));
+            bases.push(None);
+            continue;
+        }
+        let (data, shape) = host(&i["tensor"]);
+        let base = Tensor::from_host(&data, &shape)?;
+        let float = base.dtype() == DType::Float32;
+        if requires_grad && float {
+            base.set_requires_grad(true)?;
+        }
+        let mut t = base.clone();
+        for step in i["view"].as_array().into_iter().flatten() {
+            t = view_step(&t, step.as_array().map(Vec::as_slice).unwrap_or_default())?;
+        }
+        operands.push(Operand::Tensor(t));
+        bases.push(float.then_some(base));
+    }
+    Ok((operands, bases))
 }
 
 /// Typed access to a case's args.
@@ -144,6 +169,7 @@ impl Args<'_> {
     pub fn opt_f64(&self, k: &str) -> Option<f64> {
         self.has(k).then(|| number(&self.0[k]))
     }
+    #[allow(dead_code)] // for families with boolean args (keepdim, descending, …)
     pub fn bool(&self, k: &str) -> bool {
         self.0[k].as_bool().unwrap_or(false)
     }
@@ -153,6 +179,7 @@ impl Args<'_> {
     pub fn shape(&self, k: &str) -> Vec<usize> {
         dims(&self.0[k]).into_iter().map(|d| d as usize).collect()
     }
+    #[allow(dead_code)] // for families with string args (reduction, mode, …)
     pub fn str(&self, k: &str) -> Option<&str> {
         self.0[k].as_str()
     }

@@ -1,8 +1,6 @@
 //! Creation functions.
 
-use borch_tensor::{
-    DType, Operand, Result, Scalar, Tensor, arange, eye, full, linspace, ones, zeros,
-};
+use borch_tensor::{DType, Operand, Result, Tensor, arange, eye, full, linspace, ones, zeros};
 use serde_json::Value;
 
 use crate::case::{Args, number};
@@ -75,6 +73,5 @@ pub fn run(op: &str, inputs: &[Operand], a: &Args) -> Option<Result<Vec<Tensor>>
         "tensor" => nested(a.get("data")),
         _ => return None,
     };
-    let _ = Scalar::Int(0);
     Some(out.map(|t| vec![t]))
 }

@@ -1,0 +1,1 @@
+//! The golden runner lives in tests/golden/ (cases frozen from real torch).

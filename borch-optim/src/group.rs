@@ -1,0 +1,72 @@
+//! Param groups: parameters with their own options, as torch's `optimizer.param_groups`.
+
+use std::collections::BTreeMap;
+
+use borch_tensor::{Result, Tensor};
+
+use crate::state::ParamState;
+use crate::value::Value;
+
+/// Which group option torch's OneCycleLR cycles: `momentum` (SGD, RMSprop), `betas[0]` (Adam,
+/// AdamW), or none (Adagrad).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MomentumKind {
+    None,
+    Momentum,
+    Beta1,
+}
+
+/// The options of one algorithm (one param group's hyperparameters) and its fused update.
+pub trait Hyper: Clone + std::fmt::Debug + 'static {
+    /// torch's class name.
+    const NAME: &'static str;
+    /// The group option schedulers that cycle momentum change.
+    const MOMENTUM: MomentumKind;
+
+    fn lr(&self) -> f64;
+    fn set_lr(&mut self, lr: f64);
+    /// `momentum` or `betas[0]`, per `MOMENTUM`.
+    fn momentum(&self) -> Option<f64> {
+        None
+    }
+    fn set_momentum(&mut self, _momentum: f64) {}
+    /// torch's constructor checks (`ValueError: Invalid learning rate: -1.0`, …).
+    fn validate(&self) -> Result<()>;
+    /// The group's entries as in torch's `param_groups[i]` (without `params`).
+    fn to_map(&self) -> BTreeMap<String, Value>;
+    /// Options from a saved group's entries.
+    fn from_map(map: &BTreeMap<String, Value>) -> Result<Self>;
+    /// State made when a parameter joins the optimizer (torch's Adagrad does this), else none.
+    fn init_state(_defaults: &Self, _param: &Tensor) -> Result<Option<ParamState>> {
+        Ok(None)
+    }
+    /// One fused step of `param` from `grad` (contiguous, same shape), creating state on first
+    /// use. `defaults` are the optimizer's constructor options.
+    fn update(
+        &self,
+        defaults: &Self,
+        param: &Tensor,
+        grad: &Tensor,
+        state: &mut ParamState,
+    ) -> Result<()>;
+}
+
+/// One param group: its parameters, its options, and the entries schedulers add to torch's group
+/// dict (`initial_lr`, `max_lr`, `min_lr`, `max_momentum`, `base_momentum`).
+#[derive(Clone)]
+pub struct ParamGroup<H> {
+    pub params: Vec<Tensor>,
+    pub options: H,
+    pub extra: BTreeMap<String, f64>,
+}
+
+impl<H> ParamGroup<H> {
+    /// A group of `params` with `options`.
+    pub fn new(params: Vec<Tensor>, options: H) -> ParamGroup<H> {
+        ParamGroup {
+            params,
+            options,
+            extra: BTreeMap::new(),
+        }
+    }
+}

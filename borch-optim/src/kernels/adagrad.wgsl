@@ -1,0 +1,27 @@
+// torch.optim.Adagrad, _single_tensor_adagrad (dense gradients), for one parameter.
+// s(0) = lr / (1 + (step - 1) * lr_decay), s(1) = eps, s(2) = weight_decay,
+// s(3) = initial_accumulator_value.
+@group(0) @binding(#) var<storage, read_write> param: array<f32>;
+@group(0) @binding(#) var<storage, read> grad: array<f32>;
+@group(0) @binding(#) var<storage, read_write> state_sum: array<f32>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i >= n()) { return; }
+    let x = param[at(B_param) + i];
+    var g = grad[at(B_grad) + i];
+//#if MAXIMIZE
+    g = -g;
+//#endif
+//#if WEIGHT_DECAY
+    g = g + s(2) * x;
+//#endif
+    var acc = s(3);
+    if (!fresh(B_state_sum)) { acc = state_sum[at(B_state_sum) + i]; }
+    acc = acc + 1.0 * g * g;
+    state_sum[at(B_state_sum) + i] = acc;
+    let stdv = sqrt(acc) + s(1);
+    param[at(B_param) + i] = x + (-s(0)) * g / stdv;
+}

@@ -1,0 +1,126 @@
+//! borch's optimizers and learning-rate schedulers, shaped like `torch.optim`.
+//!
+//! Each optimizer step runs one fused WGSL kernel per parameter that reads the parameter, its
+//! gradient and its state and writes the parameter and the state in place; the numerics follow
+//! torch's single-tensor (`foreach=False`) implementations, with host scalars (learning rate, bias
+//! corrections) computed in f64 as torch's Python does and passed to the kernel as f32.
+//!
+//! ```no_run
+//! use borch_optim::lr_scheduler::{LRScheduler, StepLR};
+//! use borch_optim::{Adam, AdamOptions, Optimizer};
+//! # fn main() -> borch_tensor::Result<()> {
+//! let w = borch_tensor::randn(&[4, 3], None)?;
+//! let mut opt = Adam::new(vec![w.clone()], AdamOptions::new(1e-2))?;
+//! let mut sched = StepLR::new(&mut opt, 10, 0.5)?;
+//! for _ in 0..30 {
+//!     opt.zero_grad(true)?;
+//!     w.set_grad(Some(w.ones_like()?)); // the backward pass sets this
+//!     opt.step()?; // one fused kernel per parameter
+//!     sched.step(&mut opt)?;
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+mod adagrad;
+mod adam;
+mod adamw;
+mod fused;
+mod group;
+pub mod lr_scheduler;
+mod optimizer;
+mod rmsprop;
+mod sgd;
+mod state;
+mod value;
+
+pub use adagrad::{Adagrad, AdagradOptions};
+pub use adam::{Adam, AdamOptions};
+pub use adamw::{AdamW, AdamWOptions};
+pub use group::{Hyper, MomentumKind, ParamGroup};
+pub use optimizer::{Optim, Optimizer};
+pub use rmsprop::{RMSprop, RMSpropOptions};
+pub use sgd::{SGD, SgdOptions};
+pub use state::{GroupState, ParamState, StateDict, StateValue};
+pub use value::Value;
+
+use borch_tensor::{BorchError, Result};
+
+/// Every specialisation of every optimizer kernel, named, for validation by naga without a GPU.
+pub fn kernel_sources() -> Vec<(String, String)> {
+    let mut out = sgd::sources();
+    out.extend(adam::sources());
+    out.extend(rmsprop::sources());
+    out.extend(adagrad::sources());
+    out
+}
+
+/// The WGSL of `template` for every combination of `flags`.
+pub(crate) fn kernel_variants(
+    name: &'static str,
+    source: &'static str,
+    flags: &[&'static str],
+) -> Vec<(String, String)> {
+    (0..1u32 << flags.len())
+        .map(|bits| {
+            let set: Vec<(&'static str, bool)> = flags
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (*f, bits & (1 << i) != 0))
+                .collect();
+            let t = fused::Template {
+                name,
+                source,
+                flags: &set,
+            };
+            (t.key(), t.render())
+        })
+        .collect()
+}
+
+/// torch's `Invalid learning rate` check.
+pub(crate) fn check_lr(lr: f64) -> Result<()> {
+    check_nonneg_as("learning rate", lr)
+}
+
+/// torch's `Invalid {name} value` check.
+pub(crate) fn check_nonneg(name: &str, x: f64) -> Result<()> {
+    check_nonneg_as(&format!("{name} value"), x)
+}
+
+pub(crate) fn check_nonneg_as(what: &str, x: f64) -> Result<()> {
+    // torch's `not 0.0 <= x` also refuses NaN.
+    if x.is_nan() || x < 0.0 {
+        return Err(BorchError::Value(format!(
+            "Invalid {what}: {}",
+            py_float(x)
+        )));
+    }
+    Ok(())
+}
+
+/// A float as Python's `repr` prints it (`0.001`, `1e-05`, `-1.0`, `inf`), for torch's messages.
+pub fn py_float(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+    }
+    let sci = format!("{x:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..16).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{mantissa}e{sign}{:02}", exp.abs());
+    }
+    let plain = format!("{x}");
+    if plain.contains('.') {
+        plain
+    } else {
+        format!("{plain}.0")
+    }
+}

@@ -1,0 +1,176 @@
+//! torch.optim.SGD: momentum, dampening, nesterov, weight decay, maximize.
+
+use std::collections::BTreeMap;
+
+use borch_tensor::{BorchError, Result, Tensor};
+
+use crate::fused::{Slot, Template, f, launch};
+use crate::group::{Hyper, MomentumKind};
+use crate::optimizer::Optim;
+use crate::state::ParamState;
+use crate::value::{Reader, Value};
+
+/// torch's `SGD`.
+#[allow(clippy::upper_case_acronyms)]
+pub type SGD = Optim<SgdOptions>;
+
+const TEMPLATE: &str = include_str!("kernels/sgd.wgsl");
+
+/// The options of an SGD param group; `Default` is torch's (`lr=1e-3`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SgdOptions {
+    pub lr: f64,
+    pub momentum: f64,
+    pub dampening: f64,
+    pub weight_decay: f64,
+    pub nesterov: bool,
+    pub maximize: bool,
+}
+
+impl Default for SgdOptions {
+    fn default() -> Self {
+        SgdOptions {
+            lr: 1e-3,
+            momentum: 0.0,
+            dampening: 0.0,
+            weight_decay: 0.0,
+            nesterov: false,
+            maximize: false,
+        }
+    }
+}
+
+impl SgdOptions {
+    /// Options with `lr` and torch's other defaults.
+    pub fn new(lr: f64) -> SgdOptions {
+        SgdOptions {
+            lr,
+            ..Default::default()
+        }
+    }
+    pub fn momentum(mut self, momentum: f64) -> Self {
+        self.momentum = momentum;
+        self
+    }
+    pub fn dampening(mut self, dampening: f64) -> Self {
+        self.dampening = dampening;
+        self
+    }
+    pub fn weight_decay(mut self, weight_decay: f64) -> Self {
+        self.weight_decay = weight_decay;
+        self
+    }
+    pub fn nesterov(mut self, nesterov: bool) -> Self {
+        self.nesterov = nesterov;
+        self
+    }
+    pub fn maximize(mut self, maximize: bool) -> Self {
+        self.maximize = maximize;
+        self
+    }
+
+    /// The template specialisation for these options.
+    pub(crate) fn flags(&self) -> [(&'static str, bool); 4] {
+        [
+            ("MAXIMIZE", self.maximize),
+            ("WEIGHT_DECAY", self.weight_decay != 0.0),
+            ("MOMENTUM", self.momentum != 0.0),
+            ("NESTEROV", self.nesterov),
+        ]
+    }
+}
+
+/// Every specialisation's WGSL, for validation.
+pub(crate) fn sources() -> Vec<(String, String)> {
+    crate::kernel_variants(
+        "sgd",
+        TEMPLATE,
+        &["MAXIMIZE", "WEIGHT_DECAY", "MOMENTUM", "NESTEROV"],
+    )
+}
+
+impl Hyper for SgdOptions {
+    const NAME: &'static str = "SGD";
+    const MOMENTUM: MomentumKind = MomentumKind::Momentum;
+
+    fn lr(&self) -> f64 {
+        self.lr
+    }
+    fn set_lr(&mut self, lr: f64) {
+        self.lr = lr;
+    }
+    fn momentum(&self) -> Option<f64> {
+        Some(self.momentum)
+    }
+    fn set_momentum(&mut self, momentum: f64) {
+        self.momentum = momentum;
+    }
+
+    fn validate(&self) -> Result<()> {
+        crate::check_lr(self.lr)?;
+        if self.momentum < 0.0 {
+            return Err(BorchError::Value(format!(
+                "Invalid momentum value: {}",
+                crate::py_float(self.momentum)
+            )));
+        }
+        crate::check_nonneg("weight_decay", self.weight_decay)?;
+        if self.nesterov && (self.momentum <= 0.0 || self.dampening != 0.0) {
+            return Err(BorchError::Value(
+                "Nesterov momentum requires a momentum and zero dampening".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn to_map(&self) -> BTreeMap<String, Value> {
+        BTreeMap::from([
+            ("lr".into(), self.lr.into()),
+            ("momentum".into(), self.momentum.into()),
+            ("dampening".into(), self.dampening.into()),
+            ("weight_decay".into(), self.weight_decay.into()),
+            ("nesterov".into(), self.nesterov.into()),
+            ("maximize".into(), self.maximize.into()),
+        ])
+    }
+
+    fn from_map(map: &BTreeMap<String, Value>) -> Result<Self> {
+        let r = Reader(map);
+        Ok(SgdOptions {
+            lr: r.f64("lr")?,
+            momentum: r.f64("momentum")?,
+            dampening: r.f64("dampening")?,
+            weight_decay: r.f64("weight_decay")?,
+            nesterov: r.bool("nesterov")?,
+            maximize: r.bool("maximize")?,
+        })
+    }
+
+    fn update(
+        &self,
+        _: &Self,
+        param: &Tensor,
+        grad: &Tensor,
+        state: &mut ParamState,
+    ) -> Result<()> {
+        let flags = self.flags();
+        let template = Template {
+            name: "sgd",
+            source: TEMPLATE,
+            flags: &flags,
+        };
+        let scalars = [
+            f(self.lr),
+            f(self.weight_decay),
+            f(self.momentum),
+            f(1.0 - self.dampening),
+        ];
+        if self.momentum == 0.0 {
+            return launch(&template, param, grad, &[], &scalars);
+        }
+        let buf = Slot::take(state, "momentum_buffer", param)?;
+        launch(&template, param, grad, &[&buf], &scalars)?;
+        buf.store(state);
+        Ok(())
+    }
+}

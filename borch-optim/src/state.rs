@@ -1,0 +1,79 @@
+//! Optimizer state: per-parameter entries and the state dict mirroring torch's
+//! `{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}`.
+
+use std::collections::BTreeMap;
+
+use borch_tensor::{BorchError, Result, Tensor};
+
+use crate::value::Value;
+
+/// One entry of a parameter's state: a tensor (`exp_avg`, `momentum_buffer`, …) or torch's
+/// `step` (a float32 scalar tensor in torch; its values are small integers, kept here as f64).
+#[derive(Clone)]
+pub enum StateValue {
+    Tensor(Tensor),
+    Step(f64),
+}
+
+/// The state torch keeps for one parameter (`optimizer.state[p]`).
+#[derive(Clone, Default)]
+pub struct ParamState {
+    pub entries: BTreeMap<String, StateValue>,
+}
+
+impl ParamState {
+    /// The tensor under `key`, if any.
+    pub fn tensor(&self, key: &str) -> Option<&Tensor> {
+        match self.entries.get(key) {
+            Some(StateValue::Tensor(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// torch's `state["step"]`, 0 before the first step.
+    pub fn step(&self) -> f64 {
+        match self.entries.get("step") {
+            Some(StateValue::Step(s)) => *s,
+            _ => 0.0,
+        }
+    }
+
+    pub(crate) fn set_step(&mut self, step: f64) {
+        self.entries.insert("step".into(), StateValue::Step(step));
+    }
+
+    pub(crate) fn set_tensor(&mut self, key: &str, t: Tensor) {
+        self.entries.insert(key.into(), StateValue::Tensor(t));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// One packed param group of a state dict: its options and the indices of its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupState {
+    pub options: BTreeMap<String, Value>,
+    pub params: Vec<usize>,
+}
+
+/// torch's optimizer `state_dict()`. State tensors alias the optimizer's (as in torch);
+/// `load_state_dict` copies them.
+#[derive(Clone, Default)]
+pub struct StateDict {
+    pub state: BTreeMap<usize, ParamState>,
+    pub param_groups: Vec<GroupState>,
+}
+
+/// A copy of a loaded state tensor for `param`: new contiguous storage of the parameter's shape.
+pub(crate) fn adopt(param: &Tensor, key: &str, value: &Tensor) -> Result<Tensor> {
+    if value.shape() != param.shape() {
+        return Err(BorchError::Runtime(format!(
+            "loaded state '{key}' has shape {:?} but its parameter has shape {:?}",
+            value.shape(),
+            param.shape()
+        )));
+    }
+    value.deep_clone()
+}

@@ -1,0 +1,395 @@
+//! The tensor's side of autograd: whether it requires grad, its `.grad`, and the node recording
+//! the op that made it. Ops call `record`; the engine and every derivative live in
+//! borch-autograd, which matches exhaustively on `Op`.
+
+use std::cell::Cell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::dtype::DType;
+use crate::error::{BorchError, Result, runtime};
+use crate::ops::table::MapOp;
+use crate::scalar::Operand;
+use crate::tensor::Tensor;
+
+/// A view's relation to its input, enough to route the gradient back.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ViewOp {
+    /// view, reshape, flatten, unflatten, squeeze, unsqueeze.
+    Reshape,
+    /// permute, transpose, t, mT: output dim i is input dim `perm[i]`.
+    Permute(Vec<usize>),
+    /// expand, broadcast_to.
+    Expand,
+    /// narrow and stepped slicing along `dim`.
+    Slice {
+        dim: usize,
+        start: usize,
+        step: usize,
+    },
+    /// select: `dim` removed at `index`.
+    Select { dim: usize, index: usize },
+}
+
+/// Reductions over `dims` (sorted, wrapped; every dim when the input is reduced whole).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReduceOp {
+    Sum,
+    Mean,
+    Prod,
+    /// amax: the gradient is shared evenly among ties.
+    Amax,
+    Amin,
+    /// max() of every element: shared among ties, or among the NaNs when the result is NaN.
+    Max,
+    Min,
+    LogSumExp,
+    Norm(f64),
+    Var {
+        correction: f64,
+    },
+    Std {
+        correction: f64,
+    },
+}
+
+/// Ops along one dim whose output has the input's shape.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AlongOp {
+    Softmax,
+    LogSoftmax,
+    Cumsum,
+    Cumprod,
+}
+
+/// Shape and indexing ops; index tensors are saved in the op.
+#[derive(Clone)]
+pub enum ShapeOp {
+    /// cat along `dim`; inputs in order.
+    Cat {
+        dim: usize,
+    },
+    /// stack along `dim`.
+    Stack {
+        dim: usize,
+    },
+    Flip {
+        dims: Vec<usize>,
+    },
+    Roll {
+        shifts: Vec<isize>,
+        dims: Vec<usize>,
+    },
+    /// repeat (and tile) by `sizes`, aligned to the output's dims.
+    Repeat {
+        sizes: Vec<usize>,
+    },
+    IndexSelect {
+        dim: usize,
+        index: Tensor,
+    },
+    Gather {
+        dim: usize,
+        index: Tensor,
+    },
+    Take {
+        index: Tensor,
+    },
+    /// scatter of a tensor source (inputs: self, src) or of a value (inputs: self).
+    Scatter {
+        dim: usize,
+        index: Tensor,
+    },
+    ScatterAdd {
+        dim: usize,
+        index: Tensor,
+    },
+    IndexAdd {
+        dim: usize,
+        index: Tensor,
+        alpha: f64,
+    },
+    Tril {
+        diagonal: isize,
+    },
+    Triu {
+        diagonal: isize,
+    },
+    /// Values picked along `dim` by `indices` (max/min with dim, sort, topk, kthvalue); the
+    /// indices have the output's shape, or that shape with `dim` kept when `keepdim` is false.
+    TakeAlong {
+        dim: usize,
+        indices: Tensor,
+        keepdim: bool,
+    },
+}
+
+/// Matrix products (torch's matmul composes views with these).
+#[derive(Debug, Clone, PartialEq)]
+pub enum MatmulOp {
+    /// (n, k) @ (k, m).
+    Mm,
+    /// (b, n, k) @ (b, k, m).
+    Bmm,
+    /// beta * input + alpha * (mat1 @ mat2); inputs: input, mat1, mat2.
+    Addmm { beta: f64, alpha: f64 },
+}
+
+/// A user-defined backward (torch's `autograd.Function`).
+pub trait BackwardFn: Send + Sync {
+    fn name(&self) -> &str;
+    /// Gradients for each input given the gradient of the output.
+    fn backward(&self, grad_output: &Tensor) -> Result<Vec<Option<Tensor>>>;
+}
+
+/// What produced a tensor. borch-autograd holds the derivative of every variant.
+#[derive(Clone)]
+pub enum Op {
+    /// An elementwise op of the table with its scalar parameters.
+    Map {
+        op: &'static MapOp,
+        params: Vec<f64>,
+    },
+    View(ViewOp),
+    /// to(dtype), contiguous(), clone(): the gradient passes through (as float).
+    Identity,
+    Reduce {
+        op: ReduceOp,
+        dims: Vec<usize>,
+        keepdim: bool,
+    },
+    Along {
+        op: AlongOp,
+        dim: usize,
+    },
+    Shape(ShapeOp),
+    Matmul(MatmulOp),
+    Custom(Arc<dyn BackwardFn>),
+}
+
+impl Op {
+    pub fn name(&self) -> String {
+        match self {
+            Op::Map { op, .. } => op.name.to_string(),
+            Op::View(v) => match v {
+                ViewOp::Reshape => "reshape",
+                ViewOp::Permute(_) => "permute",
+                ViewOp::Expand => "expand",
+                ViewOp::Slice { .. } => "slice",
+                ViewOp::Select { .. } => "select",
+            }
+            .to_string(),
+            Op::Identity => "identity".into(),
+            Op::Reduce { op, .. } => format!("{op:?}").to_lowercase(),
+            Op::Along { op, .. } => format!("{op:?}").to_lowercase(),
+            Op::Shape(_) => "shape".into(),
+            Op::Matmul(op) => format!("{op:?}").to_lowercase(),
+            Op::Custom(f) => f.name().to_string(),
+        }
+    }
+}
+
+/// One recorded op: its inputs (tensors or scalars), a detached alias of its output, and whether
+/// the saved values were freed by a backward pass without `retain_graph`.
+pub struct Node {
+    pub op: Op,
+    pub inputs: Vec<Operand>,
+    output: Tensor,
+    freed: AtomicBool,
+}
+
+pub const FREED_MESSAGE: &str = "Trying to backward through the graph a second time (or \
+directly access saved tensors after they have already been freed). Saved intermediate values of \
+the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if \
+you need to backward through the graph a second time or if you need to access saved tensors \
+after calling backward.";
+
+impl Node {
+    /// The output's values (an alias without autograd state).
+    pub fn output(&self) -> Result<&Tensor> {
+        self.check_saved()?;
+        Ok(&self.output)
+    }
+    /// Input `i`'s values, as a tensor without autograd state.
+    pub fn saved_input(&self, i: usize) -> Result<Tensor> {
+        self.check_saved()?;
+        match &self.inputs[i] {
+            Operand::Tensor(t) => Ok(t.detach()),
+            Operand::Scalar(_) => runtime("internal: saved input is a scalar"),
+        }
+    }
+    pub fn output_shape(&self) -> &[usize] {
+        self.output.shape()
+    }
+    fn check_saved(&self) -> Result<()> {
+        if self.freed.load(Ordering::Relaxed) {
+            return runtime(FREED_MESSAGE);
+        }
+        Ok(())
+    }
+    pub fn free_saved(&self) {
+        self.freed.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Autograd state of one tensor object.
+#[derive(Default)]
+pub struct AutogradMeta {
+    pub requires_grad: bool,
+    pub grad: Option<Tensor>,
+    pub retains_grad: bool,
+    pub node: Option<Arc<Node>>,
+    pub hooks: Vec<Arc<GradHook>>,
+}
+
+/// A gradient hook: may replace the gradient flowing into a tensor.
+pub type GradHook = dyn Fn(&Tensor) -> Result<Option<Tensor>> + Send + Sync;
+
+thread_local! {
+    static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
+}
+
+/// Whether ops record for autograd on this thread (torch's `is_grad_enabled`).
+pub fn is_grad_enabled() -> bool {
+    GRAD_ENABLED.with(Cell::get)
+}
+
+/// Turn recording on or off on this thread; returns the previous state.
+pub fn set_grad_enabled(enabled: bool) -> bool {
+    GRAD_ENABLED.with(|c| c.replace(enabled))
+}
+
+/// Attach a node to `output` when grad mode is on and any tensor input requires grad.
+pub fn record(op: Op, inputs: &[Operand], output: Tensor) -> Tensor {
+    if !is_grad_enabled() {
+        return output;
+    }
+    let needs = inputs.iter().any(|i| match i {
+        Operand::Tensor(t) => t.requires_grad(),
+        Operand::Scalar(_) => false,
+    });
+    if !needs || output.dtype() != DType::Float32 {
+        return output;
+    }
+    let node = Arc::new(Node {
+        op,
+        inputs: inputs.to_vec(),
+        output: output.detach(),
+        freed: AtomicBool::new(false),
+    });
+    {
+        let mut meta = output.autograd();
+        meta.requires_grad = true;
+        meta.node = Some(node);
+    }
+    output
+}
+
+/// Record a user-defined function's output (borch-autograd's `Function`).
+pub fn record_custom(f: Arc<dyn BackwardFn>, inputs: &[Tensor], output: Tensor) -> Tensor {
+    let inputs: Vec<Operand> = inputs.iter().cloned().map(Operand::Tensor).collect();
+    record(Op::Custom(f), &inputs, output)
+}
+
+impl Tensor {
+    /// torch's `requires_grad`.
+    pub fn requires_grad(&self) -> bool {
+        self.autograd().requires_grad
+    }
+
+    /// torch's `requires_grad_(flag)`; only floating point leaves can change it.
+    pub fn set_requires_grad(&self, flag: bool) -> Result<&Tensor> {
+        if flag && self.dtype() != DType::Float32 {
+            return runtime(
+                "only Tensors of floating point and complex dtype can require gradients",
+            );
+        }
+        let mut meta = self.autograd();
+        if !flag && meta.node.is_some() {
+            return Err(BorchError::Runtime(
+                "you can only change requires_grad flags of leaf variables. If you want to use a \
+                 computed variable in a subgraph that doesn't require differentiation use \
+                 var_no_grad = var.detach()."
+                    .into(),
+            ));
+        }
+        meta.requires_grad = flag;
+        Ok(self)
+    }
+
+    /// torch's `.grad`: the accumulated gradient, if any.
+    pub fn grad(&self) -> Option<Tensor> {
+        self.autograd().grad.clone()
+    }
+
+    /// Set or clear `.grad` (what optimizers' `zero_grad(set_to_none)` and the engine use).
+    pub fn set_grad(&self, grad: Option<Tensor>) {
+        self.autograd().grad = grad;
+    }
+
+    /// torch's `is_leaf`: made by the user, not by a recorded op.
+    pub fn is_leaf(&self) -> bool {
+        self.autograd().node.is_none()
+    }
+
+    /// The node that produced this tensor (torch's `grad_fn`), if recorded.
+    pub fn grad_fn(&self) -> Option<Arc<Node>> {
+        self.autograd().node.clone()
+    }
+
+    /// torch's `retain_grad()`: keep `.grad` for a non-leaf tensor after backward.
+    pub fn retain_grad(&self) -> Result<()> {
+        let mut meta = self.autograd();
+        if !meta.requires_grad {
+            return runtime("can't retain_grad on Tensor that has requires_grad=False");
+        }
+        meta.retains_grad = true;
+        Ok(())
+    }
+
+    pub fn retains_grad(&self) -> bool {
+        self.autograd().retains_grad
+    }
+
+    /// torch's `register_hook(fn)`: called with the gradient flowing into this tensor; returning
+    /// `Some(g)` replaces it.
+    pub fn register_hook(&self, hook: Arc<GradHook>) -> Result<()> {
+        let mut meta = self.autograd();
+        if !meta.requires_grad {
+            return runtime("cannot register a hook on a tensor that doesn't require gradient");
+        }
+        meta.hooks.push(hook);
+        Ok(())
+    }
+
+    pub fn hooks(&self) -> Vec<Arc<GradHook>> {
+        self.autograd().hooks.clone()
+    }
+
+    /// torch's `detach()`: the same storage and layout, outside the graph.
+    pub fn detach(&self) -> Tensor {
+        self.with_layout(self.layout().clone())
+    }
+
+    /// Refuse an in-place write into a tensor autograd is tracking (torch allows some; borch
+    /// refuses rather than compute wrong gradients).
+    pub(crate) fn check_inplace(&self) -> Result<()> {
+        if !is_grad_enabled() {
+            return Ok(());
+        }
+        let meta = self.autograd();
+        if meta.requires_grad && meta.node.is_none() {
+            return runtime(
+                "a leaf Variable that requires grad is being used in an in-place operation.",
+            );
+        }
+        if meta.requires_grad {
+            return Err(BorchError::NotImplemented(
+                "in-place operations on tensors that are part of an autograd graph are not \
+                 supported by borch yet; use the out-of-place op"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,98 @@
+//! Joining tensors: `cat` and `stack`, written as strided copies into slices of a new tensor.
+
+use std::borrow::Borrow;
+
+use crate::dtype::DType;
+use crate::error::{BorchError, Result, runtime};
+use crate::layout::{fmt_list, wrap_dim};
+use crate::tensor::Tensor;
+
+/// torch's legacy rule: a 1-D tensor with no elements is left out of `cat`, whatever its shape
+/// elsewhere.
+fn skipped(t: &Tensor) -> bool {
+    t.dim() == 1 && t.numel() == 0
+}
+
+/// torch.cat(tensors, dim): the tensors joined along `dim`, promoted to a common dtype. 1-D empty
+/// tensors are skipped as in torch; the others must agree in every size but `dim`.
+pub fn cat<T: Borrow<Tensor>>(tensors: &[T], dim: isize) -> Result<Tensor> {
+    let ts: Vec<&Tensor> = tensors.iter().map(Borrow::borrow).collect();
+    let Some(first) = ts.first() else {
+        return Err(BorchError::Value(
+            "torch.cat(): expected a non-empty list of Tensors".into(),
+        ));
+    };
+    for (i, t) in ts.iter().enumerate() {
+        if t.dim() == 0 {
+            return runtime(format!(
+                "zero-dimensional tensor (at position {i}) cannot be concatenated"
+            ));
+        }
+        t.check_same_device_as(first.device())?;
+    }
+    let dtype = ts
+        .iter()
+        .map(|t| t.dtype())
+        .fold(DType::Bool, DType::promote);
+    let Some(reference) = ts.iter().find(|t| !skipped(t)) else {
+        return Tensor::uninit(first.device(), &[0], dtype);
+    };
+    let d = wrap_dim(dim, reference.dim())?;
+    let mut total = 0;
+    for (i, t) in ts.iter().enumerate().filter(|(_, t)| !skipped(t)) {
+        if t.dim() != reference.dim() {
+            return runtime(format!(
+                "Tensors must have same number of dimensions: got {} and {}",
+                reference.dim(),
+                t.dim()
+            ));
+        }
+        for axis in (0..t.dim()).filter(|&a| a != d) {
+            if t.shape()[axis] != reference.shape()[axis] {
+                return runtime(format!(
+                    "Sizes of tensors must match except in dimension {d}. Expected size {} but \
+                     got size {} for tensor number {i} in the list.",
+                    reference.shape()[axis],
+                    t.shape()[axis]
+                ));
+            }
+        }
+        total += t.shape()[d];
+    }
+    let mut shape = reference.shape().to_vec();
+    shape[d] = total;
+    let out = Tensor::uninit(first.device(), &shape, dtype)?;
+    let mut start = 0;
+    for t in ts.iter().filter(|t| !skipped(t)) {
+        let len = t.shape()[d];
+        if len > 0 {
+            out.narrow(d as isize, start as isize, len)?.copy_(t)?;
+        }
+        start += len;
+    }
+    Ok(out)
+}
+
+/// torch.stack(tensors, dim): equal-shaped tensors joined along a new dim `dim`.
+pub fn stack<T: Borrow<Tensor>>(tensors: &[T], dim: isize) -> Result<Tensor> {
+    let ts: Vec<&Tensor> = tensors.iter().map(Borrow::borrow).collect();
+    let Some(first) = ts.first() else {
+        return runtime("stack expects a non-empty TensorList");
+    };
+    let d = wrap_dim(dim, first.dim() + 1)?;
+    for (i, t) in ts.iter().enumerate().skip(1) {
+        if t.shape() != first.shape() {
+            return runtime(format!(
+                "stack expects each tensor to be equal size, but got {} at entry 0 and {} at \
+                 entry {i}",
+                fmt_list(first.shape()),
+                fmt_list(t.shape())
+            ));
+        }
+    }
+    let unsqueezed = ts
+        .iter()
+        .map(|t| t.unsqueeze(d as isize))
+        .collect::<Result<Vec<_>>>()?;
+    cat(&unsqueezed, d as isize)
+}

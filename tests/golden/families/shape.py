@@ -1,0 +1,273 @@
+"""Shape and indexing ops: joining, splitting, rearranging, gather/scatter, triangles, one_hot,
+sorting. Inputs are contiguous and non-contiguous (transposed, stepped, expanded), with negative
+dims, empty and 0-d tensors, and torch's errors (out-of-range indices included: borch reports
+those at the next readback, which the runner performs).
+
+topk inputs have no ties among the selected values: torch leaves the order of ties unspecified
+(its CPU and CUDA kernels disagree), and borch orders them stably.
+"""
+import torch
+import torch.nn.functional as F
+
+from .common import In, case, floats
+
+A = lambda: In(floats(12, seed=80), shape=[3, 4])
+AT = lambda: In(floats(12, seed=81), shape=[3, 4], view=[["t"]])  # [4, 3], transposed
+AS = lambda: In(floats(24, seed=82), shape=[3, 8], view=[["slice", 1, 0, None, 2]])  # [3, 4]
+B = lambda: In(floats(24, seed=83), shape=[2, 3, 4])
+BP = lambda: In(floats(24, seed=84), shape=[4, 3, 2], view=[["permute", [2, 1, 0]]])  # [2, 3, 4]
+E1 = lambda dtype="float32": In([], dtype)
+S0 = lambda: In(2.5)
+IX = lambda data, shape=None, view=(): In(data, "int64", shape, view)
+
+
+def joins():
+    cat = lambda *ts, dim: torch.cat(ts, dim)
+    stack = lambda *ts, dim: torch.stack(ts, dim)
+    yield case("cat/dim0", "cat", [A(), AS()], cat, {"dim": 0})
+    yield case("cat/dim1_transposed", "cat", [AT(), AT()], cat, {"dim": 1})
+    yield case("cat/neg_dim_three", "cat", [B(), BP(), B()], cat, {"dim": -1})
+    yield case("cat/mid_dim", "cat", [B(), BP()], cat, {"dim": 1})
+    yield case("cat/skips_1d_empty", "cat", [E1(), A(), E1("int64"), AS()], cat, {"dim": -1})
+    yield case("cat/only_empty", "cat", [E1(), E1("int64")], cat, {"dim": 3})
+    yield case("cat/promote_int_float", "cat", [IX([1, 2, 3]), In([0.5])], cat, {"dim": 0})
+    yield case("cat/promote_bool_int", "cat", [In([True, False], "bool"), IX([7])], cat, {"dim": 0})
+    yield case("cat/bool", "cat", [In([True], "bool"), In([False, True], "bool")], cat, {"dim": 0})
+    yield case("cat/zero_width", "cat", [In([], shape=[2, 0]), In([], shape=[3, 0])], cat, {"dim": 0})
+    yield case("cat/one", "cat", [AT()], cat, {"dim": 0})
+    yield case("cat/expanded", "cat", [In([1.0, 2.0], view=[["expand", [3, 2]]]), In([0.0, 0.0], shape=[1, 2])], cat, {"dim": 0})
+    yield case("cat/empty_list", "cat", [], cat, {"dim": 0})
+    yield case("cat/zero_dim", "cat", [E1(), S0()], cat, {"dim": 0})
+    yield case("cat/size_mismatch", "cat", [A(), E1(), In([0.0] * 4, shape=[2, 2])], cat, {"dim": 0})
+    yield case("cat/rank_mismatch", "cat", [A(), In([0.0] * 3)], cat, {"dim": 0})
+    yield case("cat/dim_out_of_range", "cat", [A(), A()], cat, {"dim": 2})
+    yield case("stack/dim0", "stack", [A(), AS()], stack, {"dim": 0})
+    yield case("stack/dim1_transposed", "stack", [AT(), AT()], stack, {"dim": 1})
+    yield case("stack/neg_dim", "stack", [B(), BP()], stack, {"dim": -1})
+    yield case("stack/scalars_promote", "stack", [S0(), In(3, "int64")], stack, {"dim": 0})
+    yield case("stack/empty_tensors", "stack", [E1(), E1()], stack, {"dim": 1})
+    yield case("stack/empty_list", "stack", [], stack, {"dim": 0})
+    yield case("stack/size_mismatch", "stack", [A(), AT()], stack, {"dim": 0})
+    yield case("stack/dim_out_of_range", "stack", [A(), A()], stack, {"dim": 3})
+
+
+def splits():
+    yield case("split/even", "split", [B()], lambda t, split_size, dim: t.split(split_size, dim), {"split_size": 2, "dim": -1})
+    yield case("split/uneven_permuted", "split", [BP()], lambda t, split_size, dim: t.split(split_size, dim), {"split_size": 2, "dim": 1})
+    yield case("split/larger_than_dim", "split", [A()], lambda t, split_size, dim: t.split(split_size, dim), {"split_size": 9, "dim": 0})
+    yield case("split/zero_of_empty", "split", [In([], shape=[0, 2])], lambda t, split_size, dim: t.split(split_size, dim), {"split_size": 0, "dim": 0})
+    yield case("split/zero_size", "split", [A()], lambda t, split_size, dim: t.split(split_size, dim), {"split_size": 0, "dim": 1})
+    yield case("split/0d", "split", [S0()], lambda t, split_size, dim: t.split(split_size, dim), {"split_size": 1, "dim": 0})
+    yield case("split_with_sizes/basic", "split_with_sizes", [AT()], lambda t, split_sizes, dim: t.split(split_sizes, dim), {"split_sizes": [1, 0, 3], "dim": 0})
+    yield case("split_with_sizes/neg_dim", "split_with_sizes", [AS()], lambda t, split_sizes, dim: t.split(split_sizes, dim), {"split_sizes": [3, 1], "dim": -1})
+    yield case("split_with_sizes/bad_sum", "split_with_sizes", [A()], lambda t, split_sizes, dim: t.split(split_sizes, dim), {"split_sizes": [1, 1], "dim": -1})
+    for chunks in [1, 2, 3, 4, 5]:
+        yield case(f"chunk/{chunks}_of_4", "chunk", [AS()], lambda t, chunks, dim: t.chunk(chunks, dim), {"chunks": chunks, "dim": 1})
+    yield case("chunk/6_into_4", "chunk", [In(list(range(6)), "int64")], lambda t, chunks, dim: t.chunk(chunks, dim), {"chunks": 4, "dim": 0})
+    yield case("chunk/empty_dim", "chunk", [In([], shape=[0, 3])], lambda t, chunks, dim: t.chunk(chunks, dim), {"chunks": 3, "dim": 0})
+    yield case("chunk/zero", "chunk", [A()], lambda t, chunks, dim: t.chunk(chunks, dim), {"chunks": 0, "dim": 0})
+    yield case("chunk/0d", "chunk", [S0()], lambda t, chunks, dim: t.chunk(chunks, dim), {"chunks": 1, "dim": 0})
+    for dim in [0, 1, -1]:
+        yield case(f"unbind/permuted_{dim}", "unbind", [BP()], lambda t, dim: t.unbind(dim), {"dim": dim})
+    yield case("unbind/empty", "unbind", [In([], shape=[0, 3])], lambda t, dim: t.unbind(dim), {"dim": 0})
+    yield case("unbind/0d", "unbind", [S0()], lambda t, dim: t.unbind(dim), {"dim": 0})
+    yield case("unbind/out_of_range", "unbind", [A()], lambda t, dim: t.unbind(dim), {"dim": 2})
+
+
+def rearranges():
+    for label, x in [("contig", B), ("permuted", BP)]:
+        yield case(f"flip/{label}_one", "flip", [x()], lambda t, dims: t.flip(dims), {"dims": [1]})
+        yield case(f"flip/{label}_all_neg", "flip", [x()], lambda t, dims: t.flip(dims), {"dims": [-1, 0, -2]})
+        yield case(f"roll/{label}_flat", "roll", [x()], lambda t, shifts, dims: t.roll(shifts, dims), {"shifts": [5], "dims": []})
+        yield case(f"roll/{label}_dims", "roll", [x()], lambda t, shifts, dims: t.roll(shifts, dims), {"shifts": [1, -5], "dims": [0, -1]})
+        yield case(f"repeat/{label}", "repeat", [x()], lambda t, sizes: t.repeat(*sizes), {"sizes": [2, 1, 1, 3]})
+        yield case(f"tile/{label}_short", "tile", [x()], lambda t, dims: t.tile(dims), {"dims": [2, 1]})
+    yield case("flip/stepped", "flip", [AS()], lambda t, dims: t.flip(dims), {"dims": [0, 1]})
+    yield case("flip/expanded", "flip", [In([1.0, 2.0, 3.0], view=[["expand", [2, 3]]])], lambda t, dims: t.flip(dims), {"dims": [1]})
+    yield case("flip/none", "flip", [A()], lambda t, dims: t.flip(dims), {"dims": []})
+    yield case("flip/int", "flip", [IX([1, 2, 3])], lambda t, dims: t.flip(dims), {"dims": [0]})
+    yield case("flip/0d", "flip", [S0()], lambda t, dims: t.flip(dims), {"dims": [0]})
+    yield case("flip/empty", "flip", [In([], shape=[0, 2])], lambda t, dims: t.flip(dims), {"dims": [0, 1]})
+    yield case("flip/repeated", "flip", [A()], lambda t, dims: t.flip(dims), {"dims": [-1, 1]})
+    yield case("flip/out_of_range", "flip", [A()], lambda t, dims: t.flip(dims), {"dims": [2]})
+    yield case("roll/stepped", "roll", [AS()], lambda t, shifts, dims: t.roll(shifts, dims), {"shifts": [-7], "dims": [1]})
+    yield case("roll/same_dim_twice", "roll", [A()], lambda t, shifts, dims: t.roll(shifts, dims), {"shifts": [1, 1], "dims": [0, 0]})
+    yield case("roll/bool", "roll", [In([True, False, False], "bool")], lambda t, shifts, dims: t.roll(shifts, dims), {"shifts": [1], "dims": []})
+    yield case("roll/0d", "roll", [S0()], lambda t, shifts, dims: t.roll(shifts, dims), {"shifts": [3], "dims": []})
+    yield case("roll/empty", "roll", [In([], shape=[0, 3])], lambda t, shifts, dims: t.roll(shifts, dims), {"shifts": [1], "dims": [0]})
+    yield case("roll/misaligned", "roll", [A()], lambda t, shifts, dims: t.roll(shifts, dims), {"shifts": [1, 2], "dims": []})
+    yield case("roll/misaligned_dims", "roll", [A()], lambda t, shifts, dims: t.roll(shifts, dims), {"shifts": [1], "dims": [0, 1]})
+    yield case("roll/0d_dim", "roll", [S0()], lambda t, shifts, dims: t.roll(shifts, dims), {"shifts": [1], "dims": [0]})
+    yield case("repeat/expanded", "repeat", [In([1.0, 2.0], view=[["expand", [2, 2]]])], lambda t, sizes: t.repeat(*sizes), {"sizes": [1, 2]})
+    yield case("repeat/zero", "repeat", [A()], lambda t, sizes: t.repeat(*sizes), {"sizes": [0, 2]})
+    yield case("repeat/0d", "repeat", [S0()], lambda t, sizes: t.repeat(*sizes), {"sizes": [3]})
+    yield case("repeat/0d_none", "repeat", [S0()], lambda t, sizes: t.repeat(sizes), {"sizes": []})
+    yield case("repeat/int", "repeat", [IX([1, 2])], lambda t, sizes: t.repeat(*sizes), {"sizes": [2, 2]})
+    yield case("repeat/too_few", "repeat", [A()], lambda t, sizes: t.repeat(*sizes), {"sizes": [2]})
+    yield case("tile/transposed", "tile", [AT()], lambda t, dims: t.tile(dims), {"dims": [2]})
+    yield case("tile/longer", "tile", [AT()], lambda t, dims: t.tile(dims), {"dims": [2, 1, 2]})
+    yield case("tile/none", "tile", [A()], lambda t, dims: t.tile(dims), {"dims": []})
+
+
+def gathers():
+    isel = lambda t, i, dim: t.index_select(dim, i)
+    yield case("index_select/transposed", "index_select", [AT(), IX([2, 0, 2])], isel, {"dim": 1})
+    yield case("index_select/neg_dim", "index_select", [B(), IX([3, 0])], isel, {"dim": -1})
+    yield case("index_select/permuted", "index_select", [BP(), IX([1, 1, 0, 2])], isel, {"dim": 1})
+    yield case("index_select/stepped_index", "index_select", [A(), IX([2, 9, 0, 9, 1, 9], view=[["slice", 0, 0, None, 2]])], isel, {"dim": 0})
+    yield case("index_select/0d_index", "index_select", [A(), In(1, "int64")], isel, {"dim": 1})
+    yield case("index_select/0d_self", "index_select", [S0(), IX([0])], isel, {"dim": 0})
+    yield case("index_select/empty_index", "index_select", [A(), IX([])], isel, {"dim": 0})
+    yield case("index_select/int", "index_select", [IX([5, 6, 7]), IX([2, 2])], isel, {"dim": 0})
+    yield case("index_select/bool", "index_select", [In([True, False], "bool"), IX([1, 0])], isel, {"dim": 0})
+    yield case("index_select/matrix_index", "index_select", [A(), IX([0], shape=[1, 1])], isel, {"dim": 0})
+    yield case("index_select/float_index", "index_select", [A(), In([0.0])], isel, {"dim": 0})
+    yield case("index_select/0d_self_two", "index_select", [S0(), IX([0, 0])], isel, {"dim": 0})
+    yield case("index_select/empty_dim", "index_select", [In([], shape=[0, 3]), IX([0])], isel, {"dim": 0})
+    yield case("index_select/out_of_range", "index_select", [A(), IX([0, 3])], isel, {"dim": 0})
+    yield case("index_select/negative", "index_select", [A(), IX([-1])], isel, {"dim": 0})
+    gather = lambda t, i, dim: t.gather(dim, i)
+    yield case("gather/dim1", "gather", [AT(), IX([2, 0, 1, 1, 0, 2, 1, 0], shape=[4, 2])], gather, {"dim": 1})
+    yield case("gather/dim0_short", "gather", [AT(), IX([3, 0, 1], shape=[1, 3])], gather, {"dim": 0})
+    yield case("gather/transposed_index", "gather", [A(), IX([0, 1, 2, 3, 3, 2], shape=[2, 3], view=[["t"]])], gather, {"dim": -1})
+    yield case("gather/3d", "gather", [BP(), IX([0, 1, 2, 2, 1, 0, 0, 0], shape=[2, 2, 2])], gather, {"dim": 1})
+    yield case("gather/expanded_index", "gather", [A(), IX([3], view=[["expand", [3, 6]]])], gather, {"dim": 1})
+    yield case("gather/0d", "gather", [S0(), In(0, "int64")], gather, {"dim": 0})
+    yield case("gather/0d_self_1d_index", "gather", [S0(), IX([0, 0])], gather, {"dim": 0})
+    yield case("gather/empty_index", "gather", [A(), IX([], shape=[5, 0])], gather, {"dim": 1})
+    yield case("gather/int", "gather", [IX([1, 2, 3, 4], shape=[2, 2]), IX([1, 0, 0, 0], shape=[2, 2])], gather, {"dim": 1})
+    yield case("gather/rank_mismatch", "gather", [A(), IX([0])], gather, {"dim": 1})
+    yield case("gather/too_large", "gather", [A(), IX([0] * 5, shape=[1, 5])], gather, {"dim": 0})
+    yield case("gather/float_index", "gather", [A(), In([[0.0]])], gather, {"dim": 0})
+    yield case("gather/dim_out_of_range", "gather", [A(), IX([[0]])], gather, {"dim": 2})
+    yield case("gather/out_of_range", "gather", [A(), IX([[0, 4]])], gather, {"dim": 1})
+    yield case("gather/negative", "gather", [A(), IX([[-1, 0]])], gather, {"dim": 0})
+    take = lambda t, i: t.take(i)
+    yield case("take/negative", "take", [AT(), IX([0, -1, 5, 7], shape=[2, 2])], take)
+    yield case("take/stepped", "take", [AS(), IX([11, 0, 4])], take)
+    yield case("take/0d_index", "take", [B(), In(13, "int64")], take)
+    yield case("take/empty_index", "take", [A(), IX([])], take)
+    yield case("take/int", "take", [IX([4, 5, 6]), IX([[2, -3]])], take)
+    yield case("take/float_index", "take", [A(), In([1.0])], take)
+    yield case("take/from_empty", "take", [E1(), IX([0])], take)
+    yield case("take/out_of_range", "take", [A(), IX([12])], take)
+    yield case("take/out_of_range_negative", "take", [A(), IX([-13])], take)
+
+
+def scatters():
+    Z = lambda: In([0.0] * 15, shape=[3, 5])
+    ZT = lambda: In([0.0] * 15, shape=[5, 3], view=[["t"]])  # [3, 5], transposed
+    scat = lambda t, i, s, dim: t.scatter(dim, i, s)
+    scat_v = lambda t, i, dim, value: t.scatter(dim, i, value)
+    yield case("scatter/dim1", "scatter", [Z(), IX([4, 0, 1, 2, 3, 1], shape=[3, 2]), AT()], scat, {"dim": 1})
+    yield case("scatter/into_transposed", "scatter", [ZT(), IX([4, 0, 2, 1, 2, 3], shape=[2, 3], view=[["t"]]), AT()], scat, {"dim": 1})
+    yield case("scatter/dim0", "scatter", [Z(), IX([2, 0, 1, 0, 2], shape=[1, 5]), In(floats(15, seed=97), shape=[3, 5])], scat, {"dim": 0})
+    yield case("scatter/neg_dim", "scatter", [B(), IX([3, 0, 1, 2, 1, 0], shape=[1, 2, 3]), BP()], scat, {"dim": -1})
+    yield case("scatter/int", "scatter", [IX([0] * 4, shape=[2, 2]), IX([1, 0], shape=[2, 1]), IX([7, 8], shape=[2, 1])], scat, {"dim": 1})
+    yield case("scatter/0d", "scatter", [S0(), In(0, "int64"), In(7.0)], scat, {"dim": 0})
+    yield case("scatter/empty_index", "scatter", [Z(), IX([]), A()], scat, {"dim": 1})
+    yield case("scatter_value/float", "scatter_value", [Z(), IX([2, 1, 0, 1, 2], shape=[1, 5])], scat_v, {"dim": 0, "value": 7.5})
+    yield case("scatter_value/int_truncates", "scatter_value", [IX([0] * 6, shape=[2, 3]), IX([2, 0], shape=[2, 1])], scat_v, {"dim": 1, "value": 2.7})
+    yield case("scatter_value/bool", "scatter_value", [In([False] * 4, "bool", shape=[2, 2]), IX([1], shape=[1, 1])], scat_v, {"dim": 1, "value": True})
+    yield case("scatter/dtype_mismatch", "scatter", [Z(), IX([0], shape=[1, 1]), IX([1], shape=[1, 1])], scat, {"dim": 1})
+    yield case("scatter/float_index", "scatter", [Z(), In([[0.0]]), A()], scat, {"dim": 1})
+    yield case("scatter/rank_mismatch_self", "scatter_value", [Z(), IX([0])], scat_v, {"dim": 1, "value": 1.0})
+    yield case("scatter/rank_mismatch_src", "scatter", [Z(), IX([0], shape=[1, 1]), In([1.0, 2.0])], scat, {"dim": 1})
+    yield case("scatter/index_too_large", "scatter", [Z(), IX([0] * 6, shape=[1, 6]), A()], scat, {"dim": 1})
+    yield case("scatter/index_too_large_value", "scatter_value", [Z(), IX([0] * 4, shape=[4, 1])], scat_v, {"dim": 1, "value": 1.0})
+    yield case("scatter/dim_out_of_range", "scatter", [Z(), IX([0], shape=[1, 1]), A()], scat, {"dim": 2})
+    yield case("scatter/out_of_range", "scatter", [Z(), IX([5], shape=[1, 1]), A()], scat, {"dim": 1})
+    yield case("scatter/negative", "scatter_value", [Z(), IX([-1], shape=[1, 1])], scat_v, {"dim": 0, "value": 1.0})
+    sadd = lambda t, i, s, dim: t.scatter_add(dim, i, s)
+    yield case("scatter_add/repeats", "scatter_add", [Z(), IX([0, 0, 4, 1, 1, 1, 2, 3, 2], shape=[3, 3]), A()], sadd, {"dim": 1})
+    yield case("scatter_add/dim0_transposed", "scatter_add", [ZT(), IX([2, 2, 0, 0, 1, 1, 1, 1, 0, 0], shape=[2, 5]), In(floats(10, seed=85), shape=[5, 2], view=[["t"]])], sadd, {"dim": 0})
+    yield case("scatter_add/int", "scatter_add", [IX([1] * 10, shape=[2, 5]), IX([1, 1, 0, 0, 1], shape=[1, 5]), IX([10, 20, 30, 40, 50], shape=[1, 5])], sadd, {"dim": 0})
+    yield case("scatter_add/bool", "scatter_add", [In([False] * 6, "bool", shape=[2, 3]), IX([0, 0], shape=[1, 2]), In([[True, False]], "bool")], sadd, {"dim": 1})
+    yield case("scatter_add/0d", "scatter_add", [S0(), In(0, "int64"), In(1.5)], sadd, {"dim": 0})
+    yield case("scatter_add/dtype_mismatch", "scatter_add", [Z(), IX([0], shape=[1, 1]), IX([1], shape=[1, 1])], sadd, {"dim": 1})
+    yield case("scatter_add/out_of_range", "scatter_add", [Z(), IX([3], shape=[1, 1]), A()], sadd, {"dim": 0})
+    iadd = lambda t, i, s, dim, alpha: t.index_add(dim, i, s, alpha=alpha)
+    ones32 = lambda: In([1.0] * 6, shape=[3, 2])
+    yield case("index_add/alpha", "index_add", [ones32(), IX([2, 0, 2]), In(floats(6, seed=86), shape=[3, 2])], iadd, {"dim": 0, "alpha": 2})
+    yield case("index_add/frac_alpha", "index_add", [ones32(), IX([1, 1, 1]), In(floats(6, seed=87), shape=[3, 2])], iadd, {"dim": 0, "alpha": -0.5})
+    yield case("index_add/dim1_transposed", "index_add", [In([0.0] * 12, shape=[4, 3]), IX([2, 2, 0]), AT()], iadd, {"dim": 1, "alpha": 1})
+    yield case("index_add/neg_dim", "index_add", [B(), IX([3, 0]), In(floats(12, seed=88), shape=[2, 3, 2])], iadd, {"dim": -1, "alpha": 1})
+    yield case("index_add/int_alpha_truncates", "index_add", [IX([1] * 6, shape=[3, 2]), IX([2, 0, 2]), IX(list(range(6)), shape=[3, 2])], iadd, {"dim": 0, "alpha": 2.5})
+    yield case("index_add/bool", "index_add", [In([False] * 3, "bool"), IX([0, 2]), In([True, False], "bool")], iadd, {"dim": 0, "alpha": 1})
+    yield case("index_add/0d", "index_add", [S0(), In(0, "int64"), In(2.0)], iadd, {"dim": 0, "alpha": 1})
+    yield case("index_add/0d_index", "index_add", [In([0.0] * 3), In(1, "int64"), In([2.0])], iadd, {"dim": 0, "alpha": 1})
+    yield case("index_add/empty_index", "index_add", [ones32(), IX([]), In([], shape=[0, 2])], iadd, {"dim": 0, "alpha": 1})
+    yield case("index_add/count_mismatch", "index_add", [ones32(), IX([1, 0]), In(floats(6, seed=89), shape=[3, 2])], iadd, {"dim": 0, "alpha": 1})
+    yield case("index_add/matrix_index", "index_add", [ones32(), IX([1, 0, 2], shape=[1, 3]), In(floats(6, seed=90), shape=[3, 2])], iadd, {"dim": 0, "alpha": 1})
+    yield case("index_add/float_index", "index_add", [ones32(), In([1.0, 0.0, 2.0]), In(floats(6, seed=91), shape=[3, 2])], iadd, {"dim": 0, "alpha": 1})
+    yield case("index_add/dtype_mismatch", "index_add", [ones32(), IX([1, 0, 2]), IX(list(range(6)), shape=[3, 2])], iadd, {"dim": 0, "alpha": 1})
+    yield case("index_add/shape_mismatch", "index_add", [ones32(), IX([1, 0, 2]), In([0.0] * 9, shape=[3, 3])], iadd, {"dim": 0, "alpha": 1})
+    yield case("index_add/source_dim", "index_add", [In([0.0] * 6, shape=[2, 3]), IX([0]), In([1.0, 1.0, 1.0])], iadd, {"dim": 1, "alpha": 1})
+    yield case("index_add/out_of_range", "index_add", [ones32(), IX([3, 0, 2]), In(floats(6, seed=92), shape=[3, 2])], iadd, {"dim": 0, "alpha": 1})
+    yield case("index_add/negative", "index_add", [ones32(), IX([-1, 0, 2]), In(floats(6, seed=93), shape=[3, 2])], iadd, {"dim": 0, "alpha": 1})
+
+
+def triangles():
+    for diagonal in [0, 1, -1, 3, -4]:
+        yield case(f"tril/transposed_{diagonal}", "tril", [AT()], lambda t, diagonal: t.tril(diagonal), {"diagonal": diagonal})
+        yield case(f"triu/transposed_{diagonal}", "triu", [AT()], lambda t, diagonal: t.triu(diagonal), {"diagonal": diagonal})
+    yield case("tril/batched_permuted", "tril", [BP()], lambda t, diagonal: t.tril(diagonal), {"diagonal": 1})
+    yield case("triu/batched_stepped", "triu", [In(floats(48, seed=94), shape=[2, 3, 8], view=[["slice", 2, 0, None, 2]])], lambda t, diagonal: t.triu(diagonal), {"diagonal": -1})
+    yield case("tril/int", "tril", [IX(list(range(9)), shape=[3, 3])], lambda t, diagonal: t.tril(diagonal), {"diagonal": 0})
+    yield case("triu/bool", "triu", [In([True] * 4, "bool", shape=[2, 2])], lambda t, diagonal: t.triu(diagonal), {"diagonal": 0})
+    yield case("tril/empty", "tril", [In([], shape=[0, 3])], lambda t, diagonal: t.tril(diagonal), {"diagonal": 0})
+    yield case("tril/1d", "tril", [In([1.0, 2.0])], lambda t, diagonal: t.tril(diagonal), {"diagonal": 0})
+    yield case("triu/0d", "triu", [S0()], lambda t, diagonal: t.triu(diagonal), {"diagonal": 0})
+
+
+def one_hots():
+    oh = lambda t, num_classes: F.one_hot(t, num_classes)
+    yield case("one_hot/basic", "one_hot", [IX([0, 2, 1])], oh, {"num_classes": 4})
+    yield case("one_hot/infer", "one_hot", [IX([0, 2, 1])], oh, {"num_classes": -1})
+    yield case("one_hot/transposed", "one_hot", [IX([1, 0, 2, 1], shape=[2, 2], view=[["t"]])], oh, {"num_classes": 3})
+    yield case("one_hot/0d", "one_hot", [In(2, "int64")], oh, {"num_classes": 3})
+    yield case("one_hot/empty", "one_hot", [IX([], shape=[2, 0])], oh, {"num_classes": 3})
+    yield case("one_hot/empty_infer", "one_hot", [IX([])], oh, {"num_classes": -1})
+    yield case("one_hot/float", "one_hot", [In([0.0, 1.0])], oh, {"num_classes": 2})
+    yield case("one_hot/too_large", "one_hot", [IX([0, 2, 4])], oh, {"num_classes": 4})
+    yield case("one_hot/negative", "one_hot", [IX([0, -1])], oh, {"num_classes": 4})
+    yield case("one_hot/negative_and_too_large", "one_hot", [IX([9, -1])], oh, {"num_classes": 4})
+    yield case("one_hot/negative_infer", "one_hot", [IX([-1])], oh, {"num_classes": -1})
+
+
+def sorts():
+    nan, inf = float("nan"), float("inf")
+    X = lambda: In([3.0, nan, 1.0, -0.0, 0.0, 3.0, -inf, inf, nan, 1.0, 2.0, 2.0], shape=[2, 6])
+    srt = lambda t, dim, descending, stable: torch.sort(t, dim=dim, descending=descending, stable=stable)
+    for desc in [False, True]:
+        d = "desc" if desc else "asc"
+        yield case(f"sort/nan_ties_{d}", "sort", [X()], srt, {"dim": 1, "descending": desc, "stable": False})
+        yield case(f"sort/transposed_{d}", "sort", [In([3.0, nan, 1.0, -0.0, 0.0, 3.0, -inf, inf, nan, 1.0, 2.0, 2.0], shape=[2, 6], view=[["t"]])], srt, {"dim": 0, "descending": desc, "stable": True})
+        yield case(f"sort/permuted_{d}", "sort", [BP()], srt, {"dim": -2, "descending": desc, "stable": False})
+        yield case(f"sort/int_{d}", "sort", [IX([3, 1, 2, 0, 5, -1, 2, 2], shape=[2, 4])], srt, {"dim": -1, "descending": desc, "stable": False})
+        yield case(f"sort/bool_{d}", "sort", [In([True, False, True, False], "bool")], srt, {"dim": 0, "descending": desc, "stable": False})
+        yield case(f"argsort/stepped_{d}", "argsort", [AS()], lambda t, dim, descending, stable: torch.argsort(t, dim=dim, descending=descending, stable=stable), {"dim": 0, "descending": desc, "stable": False})
+    yield case("sort/0d", "sort", [S0()], srt, {"dim": 0, "descending": False, "stable": False})
+    yield case("sort/empty", "sort", [In([], shape=[2, 0])], srt, {"dim": 1, "descending": False, "stable": False})
+    yield case("sort/expanded", "sort", [In([2.0, 1.0, 3.0], view=[["expand", [2, 3]]])], srt, {"dim": 1, "descending": False, "stable": False})
+    yield case("sort/long_row", "sort", [In(floats(300, seed=95))], srt, {"dim": 0, "descending": False, "stable": False})
+    yield case("sort/dim_out_of_range", "sort", [A()], srt, {"dim": 2, "descending": False, "stable": False})
+    topk = lambda t, k, dim, largest, sorted: torch.topk(t, k, dim=dim, largest=largest, sorted=sorted)
+    Y = lambda: In([1.0, nan, 4.0, -inf, 2.5, 0.5, inf, -1.0, 3.0, 7.0, -2.0, 0.0], shape=[2, 6])
+    for largest in [True, False]:
+        tag = "largest" if largest else "smallest"
+        yield case(f"topk/nan_{tag}", "topk", [Y()], topk, {"k": 3, "dim": 1, "largest": largest, "sorted": True})
+        yield case(f"topk/transposed_{tag}", "topk", [AT()], topk, {"k": 2, "dim": 0, "largest": largest, "sorted": True})
+        yield case(f"topk/permuted_{tag}", "topk", [BP()], topk, {"k": 2, "dim": -1, "largest": largest, "sorted": True})
+        yield case(f"topk/int_{tag}", "topk", [IX([3, 9, -4, 0, 7, 5])], topk, {"k": 4, "dim": 0, "largest": largest, "sorted": True})
+    yield case("topk/all", "topk", [A()], topk, {"k": 4, "dim": 1, "largest": True, "sorted": True})
+    yield case("topk/zero", "topk", [A()], topk, {"k": 0, "dim": 1, "largest": True, "sorted": True})
+    yield case("topk/0d", "topk", [S0()], topk, {"k": 1, "dim": 0, "largest": True, "sorted": True})
+    yield case("topk/long_row", "topk", [In(floats(300, seed=96))], topk, {"k": 5, "dim": 0, "largest": True, "sorted": True})
+    yield case("topk/k_too_large", "topk", [A()], topk, {"k": 5, "dim": 1, "largest": True, "sorted": True})
+    yield case("topk/bool", "topk", [In([True, False], "bool")], topk, {"k": 1, "dim": 0, "largest": True, "sorted": True})
+
+
+def cases():
+    for family in [joins, splits, rearranges, gathers, scatters, triangles, one_hots, sorts]:
+        yield from family()
