@@ -3,6 +3,7 @@
 //! kernels/matmul.rs; f32 and int64 (i32 storage, wrapping like any int64 op in borch) are
 //! supported, bool is refused as torch refuses it.
 
+use crate::autograd::{MatmulOp, Op, record};
 use crate::dtype::DType;
 use crate::error::{Result, not_impl, runtime};
 pub use crate::kernels::matmul::MatmulTile;
@@ -21,6 +22,7 @@ pub fn default_tile(
 use crate::kernels::matmul::{Gemm, gemm};
 use crate::layout::broadcast_shapes;
 use crate::ops::creation::zeros;
+use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
 /// torch's C++ type name, as in "expected m1 and m2 to have the same dtype, but got: float !=
@@ -57,6 +59,22 @@ fn product(a: &Tensor, b: &Tensor, bool_kernel: &str, tile: Option<MatmulTile>) 
         alpha: 1.0,
         tile,
     })
+}
+
+/// `product`, recorded for autograd as `op` (Mm for matrices, Bmm for any batch dims).
+fn recorded(
+    a: &Tensor,
+    b: &Tensor,
+    op: MatmulOp,
+    bool_kernel: &str,
+    tile: Option<MatmulTile>,
+) -> Result<Tensor> {
+    let out = product(a, b, bool_kernel, tile)?;
+    Ok(record(
+        Op::Matmul(op),
+        &[Operand::Tensor(a.clone()), Operand::Tensor(b.clone())],
+        out,
+    ))
 }
 
 fn check_mm(a: &Tensor, b: &Tensor, op: &str) -> Result<()> {
@@ -99,7 +117,7 @@ impl Tensor {
                 cpp_name(mat2.dtype())
             ));
         }
-        product(self, mat2, "addmm_impl_cpu_", tile)
+        recorded(self, mat2, MatmulOp::Mm, "addmm_impl_cpu_", tile)
     }
 
     /// torch's `bmm(mat2)`: batches of matrix products, `[B, n, m] @ [B, m, p]`.
@@ -131,7 +149,7 @@ impl Tensor {
                 mat2.dtype().scalar_type_name()
             ));
         }
-        product(self, mat2, "bmm", tile)
+        recorded(self, mat2, MatmulOp::Bmm, "bmm", tile)
     }
 
     /// torch's `mv(vec)`: matrix times vector.
@@ -157,7 +175,14 @@ impl Tensor {
                 self.dtype().scalar_type_name()
             ));
         }
-        product(self, &vec.unsqueeze(1)?, "addmv_impl_cpu", None)?.squeeze_dims(&[1])
+        recorded(
+            self,
+            &vec.unsqueeze(1)?,
+            MatmulOp::Mm,
+            "addmv_impl_cpu",
+            None,
+        )?
+        .squeeze_dims(&[1])
     }
 
     /// torch's `dot(other)`: the inner product of two 1-D tensors (a 0-d result).
@@ -186,7 +211,14 @@ impl Tensor {
         if self.dtype() == DType::Bool {
             return not_for_bool("dot");
         }
-        product(&self.unsqueeze(0)?, &other.unsqueeze(1)?, "dot", None)?.reshape(&[])
+        recorded(
+            &self.unsqueeze(0)?,
+            &other.unsqueeze(1)?,
+            MatmulOp::Mm,
+            "dot",
+            None,
+        )?
+        .reshape(&[])
     }
 
     /// torch's `outer(vec2)`: `self[i] * vec2[j]`, with type promotion as for `mul`.
@@ -233,13 +265,22 @@ impl Tensor {
         } else {
             (beta, alpha)
         };
-        gemm(&Gemm {
+        let out = gemm(&Gemm {
             a: mat1,
             b: mat2,
             c: (beta != 0.0).then_some((&input, beta)),
             alpha,
             tile: None,
-        })
+        })?;
+        Ok(record(
+            Op::Matmul(MatmulOp::Addmm { beta, alpha }),
+            &[
+                Operand::Tensor(input),
+                Operand::Tensor(mat1.clone()),
+                Operand::Tensor(mat2.clone()),
+            ],
+            out,
+        ))
     }
 
     /// torch's `matmul(other)` (`@`): dot, mv, mm or a batched product with the leading dims
@@ -306,9 +347,10 @@ impl Tensor {
         shape_a.extend([n, m1]);
         let mut shape_b = batch.clone();
         shape_b.extend([m2, p]);
-        let out = product(
+        let out = recorded(
             &a.broadcast_to(&shape_a)?,
             &b.broadcast_to(&shape_b)?,
+            MatmulOp::Bmm,
             "bmm",
             None,
         )?;
