@@ -468,42 +468,54 @@ impl Spec {
                 let _ = writeln!(s, "    var acc{g}_{j} = vec4<{t}>();");
             }
         }
+        let stage_a = Stage {
+            x: "a",
+            shared: "As",
+            p0: "m0",
+            pdim: "M",
+            bp: bm,
+            bk,
+            threads: tile.threads(),
+            mode: self.load_a,
+            keep_mk: a_mk,
+            t,
+            off: "oa",
+            sp: "sap",
+            sk: "sak",
+        };
+        let stage_b = Stage {
+            x: "b",
+            shared: "Bs",
+            p0: "n0",
+            pdim: "N",
+            bp: bn,
+            bk,
+            threads: tile.threads(),
+            mode: self.load_b,
+            keep_mk: false,
+            t,
+            off: "ob",
+            sp: "sbp",
+            sk: "sbk",
+        };
+        s.push_str(&stage_a.decls());
+        s.push_str(&stage_b.decls());
+        s.push_str(&stage_a.fetch("0u"));
+        s.push_str(&stage_b.fetch("0u"));
         let _ = writeln!(s, "    for (var k0 = 0u; k0 < K; k0 = k0 + {bk}u) {{");
-        s.push_str(&load_code(
-            "a",
-            "As",
-            "m0",
-            "M",
-            bm,
-            bk,
-            tile.threads(),
-            self.load_a,
-            a_mk,
-            t,
-            "oa",
-            "sap",
-            "sak",
-        ));
-        s.push_str(&load_code(
-            "b",
-            "Bs",
-            "n0",
-            "N",
-            bn,
-            bk,
-            tile.threads(),
-            self.load_b,
-            false,
-            t,
-            "ob",
-            "sbp",
-            "sbk",
-        ));
+        s.push_str(&stage_a.store());
+        s.push_str(&stage_b.store());
+        s.push_str("        workgroupBarrier();\n");
+        // The next step's global reads go out before this step's math.
+        let next = format!("k0 + {bk}u");
+        s.push_str(&stage_a.fetch(&next));
+        s.push_str(&stage_b.fetch(&next));
         if a_mk {
             s.push_str(&self.inner_mk());
         } else {
             s.push_str(&self.inner_km());
         }
+        s.push_str("        workgroupBarrier();\n    }\n");
         s.push_str("    let obase = batch * M * N;\n");
         s.push_str(&self.scalars());
         for g in 0..rg {
@@ -533,10 +545,7 @@ impl Spec {
         let (tx_n, ty_n) = (tile.threads_x, tile.threads_y);
         let (rg, cg) = (tile.rows / 4, tile.cols / 4);
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "        workgroupBarrier();\n        for (var kk = 0u; kk < {bk}u; kk = kk + 1u) {{"
-        );
+        let _ = writeln!(s, "        for (var kk = 0u; kk < {bk}u; kk = kk + 1u) {{");
         for g in 0..rg {
             let _ = writeln!(
                 s,
@@ -564,7 +573,7 @@ impl Spec {
                 }
             }
         }
-        s.push_str("        }\n        workgroupBarrier();\n    }\n");
+        s.push_str("        }\n");
         s
     }
 
@@ -577,10 +586,7 @@ impl Spec {
         let (rg, cg) = (tile.rows / 4, tile.cols / 4);
         let kq = bk / 4;
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "        workgroupBarrier();\n        for (var kq = 0u; kq < {kq}u; kq = kq + 1u) {{"
-        );
+        let _ = writeln!(s, "        for (var kq = 0u; kq < {kq}u; kq = kq + 1u) {{");
         for (e, _) in LANES.iter().enumerate() {
             for j in 0..cg {
                 let _ = writeln!(
@@ -608,7 +614,7 @@ impl Spec {
                 }
             }
         }
-        s.push_str("        }\n        workgroupBarrier();\n    }\n");
+        s.push_str("        }\n");
         s
     }
 
@@ -788,94 +794,152 @@ impl Spec {
     }
 }
 
-/// WGSL that stages one operand's `BP x BK` tile into workgroup memory `[k][p]` (vec4 along p),
-/// zero outside the matrix.
-#[allow(clippy::too_many_arguments)]
-fn load_code(
-    x: &str,
-    shared: &str,
-    p0: &str,
-    pdim: &str,
+/// WGSL that stages one operand's `BP x BK` tile into workgroup memory (`[k][p]` with vec4s
+/// along p, or `[p][k]` with vec4s along k when `keep_mk`), zero outside the matrix, in two
+/// halves: `fetch` reads global memory into registers (`{x}f0`, `{x}f1`, …) and `store` writes
+/// them to workgroup memory, so the next step's reads can be issued before this step's math.
+struct Stage<'a> {
+    x: &'a str,
+    shared: &'a str,
+    p0: &'a str,
+    pdim: &'a str,
     bp: u32,
     bk: u32,
     threads: u32,
     mode: Load,
     keep_mk: bool,
-    t: &str,
-    off: &str,
-    sp: &str,
-    sk: &str,
-) -> String {
-    let units = if mode.is_vec() { bp * bk / 4 } else { bp * bk };
-    let rounds = units.div_ceil(threads);
-    let q = bp / 4;
-    let mut s = String::new();
-    for l in 0..rounds {
-        let _ = writeln!(s, "        {{\n        let idx = {}u + tid;", l * threads);
-        let partial = (l + 1) * threads > units;
-        if partial {
-            let _ = writeln!(s, "        if (idx < {units}u) {{");
+    t: &'a str,
+    off: &'a str,
+    sp: &'a str,
+    sk: &'a str,
+}
+
+impl Stage<'_> {
+    fn units(&self) -> u32 {
+        if self.mode.is_vec() {
+            self.bp * self.bk / 4
+        } else {
+            self.bp * self.bk
         }
-        match mode {
-            Load::PVec => {
-                let _ = writeln!(
-                    s,
-                    "        let pg = idx % {q}u; let kk = idx / {q}u;\n\
-                     \x20       let gp = {p0} + pg * 4u; let gk = k0 + kk;\n\
-                     \x20       var v = vec4<{t}>();\n\
-                     \x20       if (gp < {pdim} && gk < K) {{ v = {x}[({off} + gp + gk * {sk}) / 4u]; }}\n\
-                     \x20       {shared}[kk * {q}u + pg] = v;"
-                );
-            }
-            Load::KVec if keep_mk => {
-                let kq = bk / 4;
-                let _ = writeln!(
-                    s,
-                    "        let kg = idx % {kq}u; let pp = idx / {kq}u;\n\
-                     \x20       let gp = {p0} + pp; let gk = k0 + kg * 4u;\n\
-                     \x20       var v = vec4<{t}>();\n\
-                     \x20       if (gp < {pdim} && gk < K) {{ v = {x}[({off} + gp * {sp} + gk) / 4u]; }}\n\
-                     \x20       {shared}[pp * {kq}u + kg] = v;"
-                );
-            }
-            Load::KVec => {
-                let kq = bk / 4;
-                let _ = writeln!(
-                    s,
-                    "        let kg = idx % {kq}u; let pp = idx / {kq}u;\n\
-                     \x20       let gp = {p0} + pp; let gk = k0 + kg * 4u;\n\
-                     \x20       var v = vec4<{t}>();\n\
-                     \x20       if (gp < {pdim} && gk < K) {{ v = {x}[({off} + gp * {sp} + gk) / 4u]; }}\n\
-                     \x20       let base = kg * {}u + pp / 4u; let c = pp % 4u;\n\
-                     \x20       {shared}[base][c] = v.x;\n\
-                     \x20       {shared}[base + {q}u][c] = v.y;\n\
-                     \x20       {shared}[base + {}u][c] = v.z;\n\
-                     \x20       {shared}[base + {}u][c] = v.w;",
+    }
+
+    fn rounds(&self) -> u32 {
+        self.units().div_ceil(self.threads)
+    }
+
+    fn zero(&self) -> String {
+        if self.mode.is_vec() {
+            format!("vec4<{}>()", self.t)
+        } else {
+            format!("{}(0)", self.t)
+        }
+    }
+
+    /// Where element `idx` of the tile sits: `pp` (or the group `pg`) along P, `kk` (or `kg`).
+    fn split(&self) -> String {
+        let (bp, bk, q, kq) = (self.bp, self.bk, self.bp / 4, self.bk / 4);
+        match self.mode {
+            Load::PVec => format!("let pg = idx % {q}u; let kk = idx / {q}u;"),
+            Load::KVec => format!("let kg = idx % {kq}u; let pp = idx / {kq}u;"),
+            Load::PFast => format!("let pp = idx % {bp}u; let kk = idx / {bp}u;"),
+            Load::KFast => format!("let kk = idx % {bk}u; let pp = idx / {bk}u;"),
+        }
+    }
+
+    fn decls(&self) -> String {
+        let mut s = String::new();
+        for l in 0..self.rounds() {
+            let _ = writeln!(s, "    var {}f{l} = {};", self.x, self.zero());
+        }
+        s
+    }
+
+    /// Read the tile whose K origin is `k` into the registers.
+    fn fetch(&self, k: &str) -> String {
+        let Stage {
+            x,
+            p0,
+            pdim,
+            off,
+            sp,
+            sk,
+            ..
+        } = *self;
+        let (units, threads) = (self.units(), self.threads);
+        let mut s = String::new();
+        for l in 0..self.rounds() {
+            let (gp, gk, load) = match self.mode {
+                Load::PVec => (
+                    format!("{p0} + pg * 4u"),
+                    format!("{k} + kk"),
+                    format!("{x}[({off} + gp + gk * {sk}) / 4u]"),
+                ),
+                Load::KVec => (
+                    format!("{p0} + pp"),
+                    format!("{k} + kg * 4u"),
+                    format!("{x}[({off} + gp * {sp} + gk) / 4u]"),
+                ),
+                Load::PFast | Load::KFast => (
+                    format!("{p0} + pp"),
+                    format!("{k} + kk"),
+                    format!("{x}[{off} + gp * {sp} + gk * {sk}]"),
+                ),
+            };
+            let within = if (l + 1) * threads > units {
+                format!("idx < {units}u && ")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                s,
+                "        {{\n        let idx = {}u + tid; {}\n\
+                 \x20       let gp = {gp}; let gk = {gk};\n\
+                 \x20       {x}f{l} = {};\n\
+                 \x20       if ({within}gp < {pdim} && gk < K) {{ {x}f{l} = {load}; }}\n        }}",
+                l * threads,
+                self.split(),
+                self.zero()
+            );
+        }
+        s
+    }
+
+    /// Write the registers to workgroup memory.
+    fn store(&self) -> String {
+        let Stage { x, shared, .. } = *self;
+        let (units, threads, q, kq) = (self.units(), self.threads, self.bp / 4, self.bk / 4);
+        let mut s = String::new();
+        for l in 0..self.rounds() {
+            let v = format!("{x}f{l}");
+            let body = match self.mode {
+                Load::PVec => format!("{shared}[kk * {q}u + pg] = {v};"),
+                Load::KVec if self.keep_mk => format!("{shared}[pp * {kq}u + kg] = {v};"),
+                Load::KVec => format!(
+                    "let base = kg * {}u + pp / 4u; let c = pp % 4u;\n\
+                     \x20       {shared}[base][c] = {v}.x;\n\
+                     \x20       {shared}[base + {q}u][c] = {v}.y;\n\
+                     \x20       {shared}[base + {}u][c] = {v}.z;\n\
+                     \x20       {shared}[base + {}u][c] = {v}.w;",
                     4 * q,
                     2 * q,
                     3 * q
-                );
-            }
-            Load::PFast | Load::KFast => {
-                let split = if mode == Load::PFast {
-                    format!("let pp = idx % {bp}u; let kk = idx / {bp}u;")
-                } else {
-                    format!("let kk = idx % {bk}u; let pp = idx / {bk}u;")
-                };
-                let _ = writeln!(
-                    s,
-                    "        {split}\n\
-                     \x20       let gp = {p0} + pp; let gk = k0 + kk;\n\
-                     \x20       var v = {t}(0);\n\
-                     \x20       if (gp < {pdim} && gk < K) {{ v = {x}[{off} + gp * {sp} + gk * {sk}]; }}\n\
-                     \x20       {shared}[kk * {q}u + pp / 4u][pp % 4u] = v;"
-                );
-            }
+                ),
+                Load::PFast | Load::KFast => {
+                    format!("{shared}[kk * {q}u + pp / 4u][pp % 4u] = {v};")
+                }
+            };
+            let (open, close) = if (l + 1) * threads > units {
+                (format!("if (idx < {units}u) {{ "), " }")
+            } else {
+                (String::new(), "")
+            };
+            let _ = writeln!(
+                s,
+                "        {{\n        let idx = {}u + tid; {}\n        {open}{body}{close}\n        }}",
+                l * threads,
+                self.split()
+            );
         }
-        if partial {
-            s.push_str("        }\n");
-        }
-        s.push_str("        }\n");
+        s
     }
-    s
 }
