@@ -1,4 +1,4 @@
-//! The loss curve as an SVG (plotters' SVG backend: text is written as SVG `<text>`, so no
+//! The loss curve as an SVG, loss on a log scale (plotters' SVG backend: text is written as SVG `<text>`, so no
 //! system fonts are needed to make it, and any browser opens it).
 
 use std::path::Path;
@@ -21,23 +21,28 @@ pub fn loss_curve(
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(e)?;
     let epochs = epoch_losses.len().max(1) as f64;
-    let top = step_losses
-        .iter()
-        .chain(epoch_losses)
-        .copied()
-        .fold(0.0f64, f64::max)
-        .max(1e-3);
+    // Log scale: the loss falls by orders of magnitude, and the late epochs matter too.
+    let positive = || {
+        step_losses
+            .iter()
+            .chain(epoch_losses)
+            .copied()
+            .filter(|l| l.is_finite() && *l > 0.0)
+    };
+    let top = positive().fold(1e-6f64, f64::max);
+    let bottom = positive().fold(top, f64::min);
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(64)
-        .build_cartesian_2d(0f64..epochs, 0f64..top * 1.05)
+        .build_cartesian_2d(0f64..epochs, (bottom * 0.8..top * 1.25).log_scale())
         .map_err(e)?;
     chart
         .configure_mesh()
         .x_desc("epoch")
-        .y_desc("cross-entropy loss")
+        .y_desc("cross-entropy loss (log scale)")
+        .y_label_formatter(&|y| format!("{y:.3}"))
         .axis_desc_style(("sans-serif", 16))
         .draw()
         .map_err(e)?;
