@@ -51,12 +51,21 @@ fn parse(args: &[&str]) -> Result<Options, String> {
     Ok(o)
 }
 
+/// The checkout this xtask was built from, or the current directory when that is gone (a
+/// binary carried to another machine and run from a copy of the repo).
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let built = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .map(Path::to_path_buf)
-        .unwrap_or_default()
+        .unwrap_or_default();
+    if built.join(DATA).exists() {
+        built
+    } else {
+        PathBuf::from(".")
+    }
 }
+
+const DATA: &str = "data/digits/digits.csv.gz";
 
 pub fn run(args: &[&str]) -> Result<(), String> {
     let o = parse(args)?;
@@ -67,7 +76,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let e = |e: borch_tensor::BorchError| e.to_string();
 
     let root = repo_root();
-    let digits = data::read(&root.join("data/digits/digits.csv.gz"))?;
+    let digits = data::read(&root.join(DATA))?;
     let n = digits.labels.len();
     let (train_set, test_set) =
         data::split(&digits, n.saturating_sub(HELD_OUT), o.seed).map_err(e)?;
