@@ -124,16 +124,17 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         test_set.len(),
         train_acc * 100.0
     );
-    println!("adapter: {} — {}", info.short(), info);
+    println!("adapter: {info}");
     println!(
         "time: {:.1} s wall in all, {:.1} s training ({:.2} ms/step over {} steps); \
-         per step {:.1} dispatches, {:.2} submits",
+         per step {:.1} dispatches, {:.2} submits [{}]",
         wall.elapsed().as_secs_f64(),
         report.seconds,
         report.seconds * 1e3 / steps,
         report.steps,
         report.dispatches as f64 / steps,
-        report.submits as f64 / steps
+        report.submits as f64 / steps,
+        info.short()
     );
     let (m0, m1) = (report.memory_after_first_epoch, device.memory());
     println!(

@@ -41,6 +41,7 @@ pub fn loss_curve(
     chart
         .configure_mesh()
         .x_desc("epoch")
+        .x_label_formatter(&|x| format!("{x:.0}"))
         .y_desc("cross-entropy loss (log scale)")
         .y_label_formatter(&|y| format!("{y:.3}"))
         .axis_desc_style(("sans-serif", 16))

@@ -83,11 +83,9 @@ impl Trainer {
         let steps_per_epoch = n.div_ceil(self.batch_size);
         let bar = ProgressBar::new((self.epochs * steps_per_epoch) as u64);
         bar.set_style(
-            ProgressStyle::with_template(
-                "{prefix} [{bar:32}] {pos}/{len} steps, {per_sec}, eta {eta} {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
+            ProgressStyle::with_template("{prefix} [{bar:32}] {pos}/{len} steps, eta {eta}, {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
         );
         let mut report = Report {
             step_losses: Vec::new(),
@@ -115,7 +113,11 @@ impl Trainer {
                 })?;
                 sum += loss * len as f64;
                 report.step_losses.push(loss);
-                bar.set_message(format!("loss {loss:.4}"));
+                let done = report.step_losses.len() as f64;
+                bar.set_message(format!(
+                    "{:.1} ms/step, loss {loss:.4}",
+                    t0.elapsed().as_secs_f64() * 1e3 / done
+                ));
                 bar.inc(1);
             }
             drop(order);
