@@ -82,7 +82,12 @@ struct Picked {
     weight: Tensor,
 }
 
-fn pick(input: &Tensor, target: &Tensor, weight: Option<&Tensor>, ignore_index: i64) -> Result<Picked> {
+fn pick(
+    input: &Tensor,
+    target: &Tensor,
+    weight: Option<&Tensor>,
+    ignore_index: i64,
+) -> Result<Picked> {
     let classes = input.shape()[1];
     let ignored = target.eq(ignore_index)?;
     let safe = target.masked_fill(&ignored, 0)?;
@@ -194,7 +199,11 @@ pub fn cross_entropy(
             if t.dtype() != DType::Float32 {
                 return Err(BorchError::Runtime(format!(
                     "Expected floating point type for target with class probabilities, got {}",
-                    if t.dtype() == DType::Int64 { "Long" } else { "Bool" }
+                    if t.dtype() == DType::Int64 {
+                        "Long"
+                    } else {
+                        "Bool"
+                    }
                 )));
             }
             return probability_targets(x, t, weight, reduction, label_smoothing);
@@ -234,7 +243,11 @@ fn class_targets(
         _ => {
             let denominator = match weight {
                 Some(_) => p.weight.sum(None, false)?,
-                None => p.ignored.logical_not()?.to_dtype(DType::Float32)?.sum(None, false)?,
+                None => p
+                    .ignored
+                    .logical_not()?
+                    .to_dtype(DType::Float32)?
+                    .sum(None, false)?,
             };
             smooth.sum(None, false)?.div(&denominator)?
         }

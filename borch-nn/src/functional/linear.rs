@@ -79,10 +79,7 @@ pub fn bilinear(
     // (*, 1, in1, 1) * (out, in1, in2) * (*, 1, 1, in2), summed over in1 and in2.
     let x1 = input1.unsqueeze(-2)?.unsqueeze(-1)?;
     let x2 = input2.unsqueeze(-2)?.unsqueeze(-2)?;
-    let out = x1
-        .mul(weight)?
-        .mul(&x2)?
-        .sum(Some(&[-2, -1]), false)?;
+    let out = x1.mul(weight)?.mul(&x2)?.sum(Some(&[-2, -1]), false)?;
     match bias {
         Some(b) => out.add(b),
         None => Ok(out),

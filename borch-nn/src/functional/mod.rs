@@ -17,12 +17,12 @@ pub use cross_entropy::{cross_entropy, nll_loss};
 pub use dropout::dropout;
 pub use linear::{bilinear, linear};
 pub use loss::{
-    binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss,
-    mse_loss, smooth_l1_loss,
+    binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, mse_loss,
+    smooth_l1_loss,
 };
 pub use normalization::{layer_norm, rms_norm};
-pub(crate) use sparse::padding_index;
 pub use sparse::embedding;
+pub(crate) use sparse::padding_index;
 
 /// The `reduction=` argument of the losses.
 pub use crate::reduction::Reduction;

@@ -54,11 +54,17 @@ pub fn embedding(input: &Tensor, weight: &Tensor, padding_idx: Option<i64>) -> R
         return Err(BorchError::Runtime("'weight' must be 2-D".into()));
     }
     let padding_idx = padding_index(padding_idx, weight.shape()[0])?;
-    apply(EmbeddingFn { padding_idx }, &[weight.clone(), input.clone()])
+    apply(
+        EmbeddingFn { padding_idx },
+        &[weight.clone(), input.clone()],
+    )
 }
 
 /// torch's checks and wrapping of `padding_idx` against `num_embeddings`.
-pub(crate) fn padding_index(padding_idx: Option<i64>, num_embeddings: usize) -> Result<Option<usize>> {
+pub(crate) fn padding_index(
+    padding_idx: Option<i64>,
+    num_embeddings: usize,
+) -> Result<Option<usize>> {
     let Some(p) = padding_idx else {
         return Ok(None);
     };

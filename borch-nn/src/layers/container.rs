@@ -13,10 +13,7 @@ fn no_forward(name: &str) -> BorchError {
 }
 
 fn children_of(items: &[(String, Box<dyn Module>)]) -> Vec<(String, &dyn Module)> {
-    items
-        .iter()
-        .map(|(n, m)| (n.clone(), m.as_ref()))
-        .collect()
+    items.iter().map(|(n, m)| (n.clone(), m.as_ref())).collect()
 }
 
 fn children_of_mut(items: &mut [(String, Box<dyn Module>)]) -> Vec<(String, &mut dyn Module)> {

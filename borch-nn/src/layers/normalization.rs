@@ -88,7 +88,10 @@ impl Module for LayerNorm {
         )
     }
     fn own_parameters(&self) -> Vec<(String, Tensor)> {
-        present(&[("weight", self.weight.as_ref()), ("bias", self.bias.as_ref())])
+        present(&[
+            ("weight", self.weight.as_ref()),
+            ("bias", self.bias.as_ref()),
+        ])
     }
     training_flag!();
 }
@@ -142,7 +145,12 @@ impl RMSNorm {
 
 impl Module for RMSNorm {
     fn forward(&self, input: &Tensor) -> Result<Tensor> {
-        F::rms_norm(input, &self.normalized_shape, self.weight.as_ref(), self.eps)
+        F::rms_norm(
+            input,
+            &self.normalized_shape,
+            self.weight.as_ref(),
+            self.eps,
+        )
     }
     fn name(&self) -> String {
         "RMSNorm".into()
