@@ -61,3 +61,38 @@ fn mlp_with_sgd_learns_two_blobs() {
     model.zero_grad(true).unwrap();
     assert!(model.parameters().iter().all(|p| p.grad().is_none()));
 }
+
+#[test]
+fn training_steps_inside_scopes_keep_parameters() {
+    let _rng = common::rng_lock();
+    manual_seed(1);
+    let model = sequential![
+        Linear::new(3, 4).unwrap(),
+        ReLU::new(),
+        Linear::new(4, 1).unwrap()
+    ];
+    let x = randn(&[8, 3], None).unwrap();
+    let y = randn(&[8, 1], None).unwrap();
+    let mut opt = SGD::new(model.parameters(), SgdOptions::new(0.05)).unwrap();
+    let loss_fn = borch_nn::MSELoss::new();
+    let device = borch_tensor::default_device().unwrap();
+    let mut live = Vec::new();
+    let mut losses = Vec::new();
+    for _ in 0..20 {
+        let loss = borch_tensor::scope(|s| {
+            opt.zero_grad(true)?;
+            let loss = loss_fn.forward(&model.forward(&x)?, &y)?;
+            borch_autograd::backward(&loss, None, false)?;
+            opt.step()?;
+            Ok(s.keep(&loss.detach()))
+        })
+        .unwrap();
+        losses.push(loss.item_blocking().unwrap().to_f64());
+        drop(loss);
+        live.push(device.memory());
+    }
+    assert!(losses[19] < losses[0], "{losses:?}");
+    // After the first steps (gradients allocated), the memory in use stays flat.
+    assert_eq!(live[5], live[19], "{live:?}");
+    assert!(model.parameters().iter().all(|p| !p.is_released()));
+}

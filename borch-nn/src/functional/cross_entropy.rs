@@ -1,8 +1,7 @@
 //! torch's `F.nll_loss` and `F.cross_entropy` (class weights, ignore_index, label smoothing,
-//! probability targets). The target class is picked with `one_hot`, so only elementwise ops and
-//! reductions are differentiated.
+//! probability targets). The target class is picked with `gather`.
 
-use borch_tensor::{BorchError, DType, Result, Tensor, full, zeros};
+use borch_tensor::{BorchError, DType, Result, Tensor, where_cond};
 
 use crate::functional::activation::log_softmax;
 use crate::reduction::Reduction;
@@ -73,39 +72,30 @@ fn check_nll(input: &Tensor, target: &Tensor, weight: Option<&Tensor>) -> Result
     Ok(())
 }
 
-/// What nll_loss and the label-smoothing term share for class-index targets: where each target
-/// points (a bool mask of the input's shape), which targets are ignored, and each target's
-/// weight (0 where ignored).
+/// What nll_loss and the label-smoothing term share for class-index targets: the targets as a
+/// gather index along the class dim (ignored ones pointing at class 0), which are ignored, and
+/// each target's weight (0 where ignored).
 struct Picked {
-    mask: Tensor,
+    index: Tensor,
     ignored: Tensor,
     weight: Tensor,
 }
 
-fn pick(
-    input: &Tensor,
-    target: &Tensor,
-    weight: Option<&Tensor>,
-    ignore_index: i64,
-) -> Result<Picked> {
-    let classes = input.shape()[1];
+fn pick(target: &Tensor, weight: Option<&Tensor>, ignore_index: i64) -> Result<Picked> {
     let ignored = target.eq(ignore_index)?;
     let safe = target.masked_fill(&ignored, 0)?;
-    // one_hot puts the class last; move it to dim 1 like the input.
-    let last = input.dim() as isize - 1;
-    let mut perm = vec![0isize, last];
-    perm.extend(1..last);
-    let mask = safe.one_hot(classes)?.permute(&perm)?.eq(1)?;
-    let per_class = match weight {
-        Some(w) => class_view(&w.detach(), input.dim())?,
-        None => full(&[], 1.0, Some(DType::Float32))?,
+    let weight = match weight {
+        Some(w) => {
+            let shape: Vec<isize> = target.shape().iter().map(|&d| d as isize).collect();
+            w.detach()
+                .index_select(0, &safe.reshape(&[-1])?)?
+                .reshape(&shape)?
+                .masked_fill(&ignored, 0.0)?
+        }
+        None => where_cond(&ignored, 0.0.into(), 1.0.into())?,
     };
-    let weight = per_class
-        .where_(&mask, 0.0)?
-        .sum(Some(&[1]), false)?
-        .masked_fill(&ignored, 0.0)?;
     Ok(Picked {
-        mask,
+        index: safe.unsqueeze(1)?,
         ignored,
         weight,
     })
@@ -119,9 +109,8 @@ fn nll_batched(
     ignore_index: i64,
     reduction: Reduction,
 ) -> Result<Tensor> {
-    let p = pick(input, target, weight, ignore_index)?;
-    // `where` rather than a product with the one-hot mask, so -inf elsewhere in a row is harmless.
-    let picked = input.where_(&p.mask, 0.0)?.sum(Some(&[1]), false)?;
+    let p = pick(target, weight, ignore_index)?;
+    let picked = input.gather(1, &p.index)?.squeeze_dims(&[1])?;
     let loss = picked.mul(&p.weight)?.neg()?;
     match reduction {
         Reduction::None => Ok(loss),
@@ -129,13 +118,13 @@ fn nll_batched(
         _ => {
             // torch's nll_loss divides by the total weight; when every target is ignored the
             // loss is NaN and, by torch's own derivative, the gradient zero. Dividing by the
-            // weight with 0 replaced by 1 and adding the NaN as a constant gives both.
+            // total with 0 replaced by 1, then selecting NaN, gives both.
             let total = p.weight.sum(None, false)?;
             let empty = total.eq(0.0)?;
-            let nan = zeros(&[], DType::Float32)?.masked_fill(&empty, f64::NAN)?;
-            loss.sum(None, false)?
-                .div(&total.masked_fill(&empty, 1.0)?)?
-                .add(&nan)
+            let mean = loss
+                .sum(None, false)?
+                .div(&total.masked_fill(&empty, 1.0)?)?;
+            where_cond(&empty, f64::NAN.into(), mean.into())
         }
     }
 }
@@ -228,7 +217,7 @@ fn class_targets(
     }
     // torch's cross_entropy_loss_label_smoothing.
     let classes = input.shape()[1] as f64;
-    let p = pick(input, target, weight, ignore_index)?;
+    let p = pick(target, weight, ignore_index)?;
     let weighted = match weight {
         Some(w) => log_probs.mul(&class_view(w, input.dim())?)?,
         None => log_probs.clone(),

@@ -24,12 +24,13 @@ pub use loss::{
 pub use normalization::{LayerNorm, RMSNorm};
 pub use reshape::{Flatten, Unflatten};
 
-use borch_tensor::{DType, Result, Tensor, empty};
+use borch_tensor::{DType, Result, Tensor, empty, keep_alive};
 
 /// A new parameter: an uninitialised float32 leaf that requires grad (the caller initialises
-/// it, as torch's `Parameter(torch.empty(...))` followed by `reset_parameters`).
+/// it, as torch's `Parameter(torch.empty(...))` followed by `reset_parameters`), kept alive so
+/// that no memory scope releases it.
 pub(crate) fn parameter(shape: &[usize]) -> Result<Tensor> {
-    let t = empty(shape, DType::Float32)?;
+    let t = keep_alive(&empty(shape, DType::Float32)?);
     t.set_requires_grad(true)?;
     Ok(t)
 }
