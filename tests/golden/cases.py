@@ -11,8 +11,10 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from families import elementwise, views, creation, shape, random, reduce  # noqa: E402
+from families import nn  # noqa: E402
 
 FAMILIES = [elementwise, views, creation, shape, random, reduce]
+FAMILIES.append(nn)
 
 
 def main():

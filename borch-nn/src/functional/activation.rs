@@ -1,8 +1,10 @@
-//! Activations, composed from borch-tensor's differentiable ops so autograd needs nothing new.
-//! Where torch's derivative at a kink differs from the naive composition, the composition is
-//! chosen to give torch's value (noted per function).
+//! Activations: most composed from borch-tensor's differentiable ops; those with kinks whose
+//! gradient torch defines by its own formula (hardtanh, hardswish, elu) are autograd functions
+//! in `pointwise`.
 
 use borch_tensor::{BorchError, Result, Tensor};
+
+use super::pointwise;
 
 /// The `alpha` and `scale` of torch's SELU.
 pub const SELU_ALPHA: f64 = 1.673_263_242_354_377_3;
@@ -23,17 +25,14 @@ pub fn leaky_relu(input: &Tensor, negative_slope: f64) -> Result<Tensor> {
     input.where_(&input.gt(0.0)?, input.mul(negative_slope)?)
 }
 
-/// torch's `F.elu(input, alpha)`: `x` for `x > 0`, else `alpha * (exp(x) - 1)`.
+/// torch's `F.elu(input, alpha)`: `alpha * (exp(x) - 1)` for `x <= 0`, else `x`.
 pub fn elu(input: &Tensor, alpha: f64) -> Result<Tensor> {
-    // The exp branch sees min(x, 0) through masked_fill (not clamp), so it cannot overflow for
-    // large x and still passes the gradient at x == 0, where torch's is alpha.
-    let negative = input.masked_fill(&input.gt(0.0)?, 0.0)?;
-    input.where_(&input.gt(0.0)?, negative.expm1()?.mul(alpha)?)
+    pointwise::elu(input, alpha, 1.0)
 }
 
 /// torch's `F.selu`: `scale * elu(x, alpha)` with torch's constants.
 pub fn selu(input: &Tensor) -> Result<Tensor> {
-    elu(input, SELU_ALPHA)?.mul(SELU_SCALE)
+    pointwise::elu(input, SELU_ALPHA, SELU_SCALE)
 }
 
 /// torch's `F.gelu(input, approximate)`, `approximate` being `"none"` or `"tanh"`.
@@ -66,14 +65,14 @@ pub fn sigmoid(input: &Tensor) -> Result<Tensor> {
     input.sigmoid()
 }
 
-/// torch's `F.hardtanh(input, min_val, max_val)`; the gradient is zero at the bounds.
+/// torch's `F.hardtanh(input, min_val, max_val)`: the gradient is zero at and beyond the bounds.
 pub fn hardtanh(input: &Tensor, min_val: f64, max_val: f64) -> Result<Tensor> {
-    input.clamp(Some(min_val.into()), Some(max_val.into()))
+    pointwise::hardtanh(input, min_val, max_val)
 }
 
 /// torch's `F.hardswish`: `x * relu6(x + 3) / 6`.
 pub fn hardswish(input: &Tensor) -> Result<Tensor> {
-    input.mul(&relu6(&input.add(3.0)?)?)?.div(6.0)
+    pointwise::hardswish(input)
 }
 
 /// torch's `F.softplus(input, beta, threshold)`.

@@ -177,7 +177,8 @@ pub fn cross_entropy(
     label_smoothing: f64,
 ) -> Result<Tensor> {
     let reduction = reduction.plain()?;
-    if !(0.0..=1.0).contains(&label_smoothing) {
+    // torch refuses only values above 1; a negative one means no smoothing.
+    if label_smoothing > 1.0 {
         return Err(BorchError::Runtime(format!(
             "label_smoothing must be between 0.0 and 1.0. Got: {}",
             cpp_double(label_smoothing)
@@ -212,7 +213,7 @@ fn class_targets(
 ) -> Result<Tensor> {
     let log_probs = log_softmax(input, Some(1))?;
     let nll = nll_batched(&log_probs, target, weight, ignore_index, reduction)?;
-    if label_smoothing == 0.0 {
+    if label_smoothing <= 0.0 {
         return Ok(nll);
     }
     // torch's cross_entropy_loss_label_smoothing.

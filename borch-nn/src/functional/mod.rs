@@ -7,6 +7,7 @@ mod dropout;
 mod linear;
 mod loss;
 mod normalization;
+mod pointwise;
 mod sparse;
 
 pub use activation::{
