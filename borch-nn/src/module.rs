@@ -260,7 +260,8 @@ impl fmt::Debug for dyn Module + '_ {
     }
 }
 
-/// `Display` (and `Debug`) as torch's repr for concrete module types.
+/// `Display` (and `Debug`) as torch's repr for module types: `display_as_repr!(MyNet);`.
+#[macro_export]
 macro_rules! display_as_repr {
     ($($t:ty),* $(,)?) => {$(
         impl std::fmt::Display for $t {
@@ -275,9 +276,9 @@ macro_rules! display_as_repr {
         }
     )*};
 }
-pub(crate) use display_as_repr;
-
-/// The training flag's two methods, for a struct with a `training: bool` field.
+/// The training flag's two methods (`is_training`, `set_training`) inside `impl Module for …`,
+/// for a struct with a `training: bool` field.
+#[macro_export]
 macro_rules! training_flag {
     () => {
         fn is_training(&self) -> bool {
@@ -288,4 +289,3 @@ macro_rules! training_flag {
         }
     };
 }
-pub(crate) use training_flag;

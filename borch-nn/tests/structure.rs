@@ -209,3 +209,95 @@ fn forward_with_the_wrong_arity_says_so() {
         "Module [ModuleList] is missing the required \"forward\" function"
     );
 }
+
+/// A user's own module: parameters of its fields and children by dotted name, train/eval over
+/// the tree, the printed form.
+struct Net {
+    fc1: borch_nn::Linear,
+    layers: borch_nn::ModuleList,
+    scale: Tensor,
+    training: bool,
+}
+
+impl Module for Net {
+    fn forward(&self, x: &Tensor) -> borch_tensor::Result<Tensor> {
+        let mut h = self.fc1.forward(x)?;
+        for layer in self.layers.iter() {
+            h = layer.forward(&h)?;
+        }
+        h.mul(&self.scale)
+    }
+    fn name(&self) -> String {
+        "Net".into()
+    }
+    fn own_parameters(&self) -> Vec<(String, Tensor)> {
+        vec![("scale".into(), self.scale.clone())]
+    }
+    fn named_children(&self) -> Vec<(String, &dyn Module)> {
+        vec![("fc1".into(), &self.fc1), ("layers".into(), &self.layers)]
+    }
+    fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
+        vec![
+            ("fc1".into(), &mut self.fc1),
+            ("layers".into(), &mut self.layers),
+        ]
+    }
+    borch_nn::training_flag!();
+}
+borch_nn::display_as_repr!(Net);
+
+#[test]
+fn user_modules_get_dotted_names_and_train_eval() {
+    let _rng = common::rng_lock();
+    let scale = Tensor::new([1.0f32]).unwrap();
+    scale.set_requires_grad(true).unwrap();
+    let mut net = Net {
+        fc1: borch_nn::Linear::new(3, 4).unwrap(),
+        layers: borch_nn::ModuleList::new(vec![
+            Box::new(borch_nn::ReLU::new()),
+            Box::new(borch_nn::Linear::new(4, 2).unwrap()),
+            Box::new(borch_nn::Dropout::new(0.5).unwrap()),
+        ]),
+        scale,
+        training: true,
+    };
+    assert_eq!(
+        keys(net.named_parameters()),
+        [
+            "scale",
+            "fc1.weight",
+            "fc1.bias",
+            "layers.1.weight",
+            "layers.1.bias"
+        ]
+    );
+    assert_eq!(
+        keys(net.named_modules()),
+        ["", "fc1", "layers", "layers.0", "layers.1", "layers.2"]
+    );
+    net.eval();
+    assert!(net.modules().iter().all(|m| !m.is_training()));
+    net.train(true);
+    assert!(net.modules().iter().all(|m| m.is_training()));
+    assert_eq!(
+        format!("{net}"),
+        "Net(\n  (fc1): Linear(in_features=3, out_features=4, bias=True)\n  (layers): ModuleList(\n    \
+         (0): ReLU()\n    (1): Linear(in_features=4, out_features=2, bias=True)\n    \
+         (2): Dropout(p=0.5, inplace=False)\n  )\n)"
+    );
+    let linear = net
+        .layers
+        .get(1)
+        .unwrap()
+        .as_any()
+        .downcast_ref::<borch_nn::Linear>();
+    assert_eq!(linear.unwrap().out_features, 2);
+    // Shared tensors are listed once, under their first name.
+    let shared = borch_nn::Linear::from_tensors(net.fc1.weight.clone(), None).unwrap();
+    let seq = borch_nn::sequential![
+        borch_nn::Linear::from_tensors(net.fc1.weight.clone(), None).unwrap(),
+        shared
+    ];
+    assert_eq!(keys(seq.named_parameters()), ["0.weight"]);
+    assert_eq!(seq.state_dict().keys(), ["0.weight", "1.weight"]);
+}

@@ -3,8 +3,9 @@
 use borch_tensor::{Result, Tensor};
 
 use crate::functional as F;
-use crate::module::{Module, display_as_repr, training_flag};
+use crate::module::Module;
 use crate::repr::py_float;
+use crate::{display_as_repr, training_flag};
 
 /// Activations without arguments: a struct with `new()` whose forward is one functional call.
 macro_rules! plain_activation {

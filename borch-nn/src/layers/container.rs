@@ -2,8 +2,9 @@
 
 use borch_tensor::{BorchError, Result, Tensor};
 
-use crate::module::{Module, display_as_repr, format_repr, training_flag};
+use crate::module::{Module, format_repr};
 use crate::repr::add_indent;
+use crate::{display_as_repr, training_flag};
 
 /// torch's error for containers without a forward.
 fn no_forward(name: &str) -> BorchError {

@@ -3,8 +3,9 @@
 use borch_tensor::{BorchError, Result, Tensor};
 
 use crate::functional as F;
-use crate::module::{Module, display_as_repr, training_flag};
+use crate::module::Module;
 use crate::repr::py_float;
+use crate::{display_as_repr, training_flag};
 
 /// torch's `nn.Dropout(p=0.5)`: zeroes elements with probability `p` in training (torch's CPU
 /// mask after `manual_seed`), the identity in eval mode.

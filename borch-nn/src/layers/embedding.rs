@@ -5,7 +5,8 @@ use borch_tensor::{Result, Tensor};
 use super::parameter;
 use crate::functional::{self as F, padding_index};
 use crate::init;
-use crate::module::{Module, display_as_repr, training_flag};
+use crate::module::Module;
+use crate::{display_as_repr, training_flag};
 
 /// torch's `nn.Embedding(num_embeddings, embedding_dim, padding_idx)`: a lookup table whose
 /// `padding_idx` row starts at zero and gets no gradient.

@@ -5,8 +5,9 @@ use borch_tensor::{BorchError, Result, Tensor};
 use super::{parameter, present};
 use crate::functional as F;
 use crate::init;
-use crate::module::{Module, display_as_repr, training_flag};
+use crate::module::Module;
 use crate::repr::py_bool;
+use crate::{display_as_repr, training_flag};
 
 /// torch's `nn.Linear`: `y = x W^T + b`, `W` of shape `(out_features, in_features)`.
 pub struct Linear {

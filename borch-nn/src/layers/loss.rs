@@ -5,8 +5,9 @@ use borch_tensor::{BorchError, Result, Tensor};
 
 use super::present;
 use crate::functional as F;
-use crate::module::{Module, display_as_repr, training_flag};
+use crate::module::Module;
 use crate::reduction::Reduction;
+use crate::{display_as_repr, training_flag};
 
 /// The Module side of a loss: `forward(input, target)` through `forward_args`, its buffers.
 macro_rules! loss_module {

@@ -5,8 +5,9 @@ use borch_tensor::{Result, Tensor};
 use super::{parameter, present};
 use crate::functional as F;
 use crate::init;
-use crate::module::{Module, display_as_repr, training_flag};
+use crate::module::Module;
 use crate::repr::{py_bool, py_float, py_tuple};
+use crate::{display_as_repr, training_flag};
 
 /// torch's `nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True)`.
 pub struct LayerNorm {

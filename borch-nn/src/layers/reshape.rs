@@ -2,8 +2,9 @@
 
 use borch_tensor::{Result, Tensor};
 
-use crate::module::{Module, display_as_repr, training_flag};
+use crate::module::Module;
 use crate::repr::py_tuple;
+use crate::{display_as_repr, training_flag};
 
 /// torch's `nn.Flatten(start_dim=1, end_dim=-1)`.
 pub struct Flatten {
