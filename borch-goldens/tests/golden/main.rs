@@ -7,6 +7,7 @@ mod case;
 mod compare;
 mod creation;
 mod elementwise;
+mod matmul;
 mod random;
 mod reduce;
 mod shape;
@@ -28,6 +29,7 @@ const FAMILIES: &[Family] = &[
     shape::run,
     random::run,
     reduce::run,
+    matmul::run,
 ];
 
 enum Outcome {
