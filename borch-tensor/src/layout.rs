@@ -66,7 +66,7 @@ impl Layout {
             ))
         })?;
         let mut strides = vec![0isize; shape.len()];
-        for (i, (&n, &s)) in self.shape.iter().zip(&self.strides).enumerate() {
+        for (i, (&n, &s)) in self.shape.iter().zip(&self.strides).enumerate().rev() {
             let target = shape[extra + i];
             if n == target {
                 strides[extra + i] = if n == 1 { 0 } else { s };
@@ -104,7 +104,7 @@ pub fn fmt_size(shape: &[usize]) -> String {
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let rank = a.len().max(b.len());
     let mut out = vec![0; rank];
-    for i in 0..rank {
+    for i in (0..rank).rev() {
         let da = if i + a.len() >= rank {
             a[i + a.len() - rank]
         } else {

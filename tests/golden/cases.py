@@ -14,6 +14,8 @@ from families import elementwise, views, creation, shape, random, reduce  # noqa
 from families import nn  # noqa: E402
 
 FAMILIES = [elementwise, views, creation, shape, random, reduce]
+from families import matmul  # noqa: E402
+FAMILIES.append(matmul)
 FAMILIES.append(nn)
 
 

@@ -7,6 +7,7 @@ mod case;
 mod compare;
 mod creation;
 mod elementwise;
+mod matmul;
 mod nn;
 mod random;
 mod reduce;
@@ -29,6 +30,7 @@ const FAMILIES: &[Family] = &[
     shape::run,
     random::run,
     reduce::run,
+    matmul::run,
     nn::run,
 ];
 

@@ -3,6 +3,7 @@
 pub(crate) mod check;
 pub(crate) mod gather;
 pub(crate) mod map;
+pub(crate) mod matmul;
 pub(crate) mod one_hot;
 pub mod prelude;
 pub(crate) mod reduce;

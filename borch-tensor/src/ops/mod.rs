@@ -4,6 +4,7 @@ pub mod creation;
 pub mod elementwise;
 pub mod index;
 pub mod join;
+pub mod matmul;
 pub mod moments;
 pub mod one_hot;
 pub mod random;

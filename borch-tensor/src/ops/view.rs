@@ -208,7 +208,7 @@ impl Tensor {
             return runtime(format!(
                 "expand(torch.FloatTensor{{{}}}, size=[{}]): the number of sizes provided ({}) \
                  must be greater or equal to the number of dimensions in the tensor ({})",
-                fmt_list(self.shape()).trim_matches(['[', ']']),
+                fmt_list(self.shape()),
                 sizes
                     .iter()
                     .map(|d| d.to_string())
