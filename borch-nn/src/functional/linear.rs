@@ -2,13 +2,6 @@
 
 use borch_tensor::{BorchError, Result, Tensor};
 
-/// `input @ weight.T` for `input` of shape `(*, in)` and `weight` of `(out, in)`.
-fn matmul_weight_t(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
-    // A broadcast product summed over `in`: (*, 1, in) * (out, in) -> (*, out). It needs only
-    // elementwise ops and a reduction, whose derivatives exist.
-    input.unsqueeze(-2)?.mul(weight)?.sum(Some(&[-1]), false)
-}
-
 /// torch's `F.linear(input, weight, bias)`: `input @ weight.T + bias`.
 pub fn linear(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
     if weight.dim() != 2 {
@@ -17,27 +10,12 @@ pub fn linear(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<
             weight.dim()
         )));
     }
-    let (out_features, in_features) = (weight.shape()[0], weight.shape()[1]);
-    let k = input.shape().last().copied().unwrap_or(1);
-    if input.dim() == 0 || k != in_features {
-        let rows = if input.dim() <= 1 {
-            1
-        } else {
-            input.numel() / k.max(1)
-        };
-        let op = if input.dim() == 2 && bias.is_some() {
-            "addmm: "
-        } else {
-            ""
-        };
-        return Err(BorchError::Runtime(format!(
-            "{op}mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and {in_features}x{out_features})"
-        )));
-    }
-    let out = matmul_weight_t(input, weight)?;
+    let weight_t = weight.t()?;
+    // torch: addmm for a 2-D input with a bias (one fused kernel), matmul otherwise.
     match bias {
-        Some(b) => out.add(b),
-        None => Ok(out),
+        Some(b) if input.dim() == 2 => b.addmm(input, &weight_t, 1.0, 1.0),
+        Some(b) => input.matmul(&weight_t)?.add(b),
+        None => input.matmul(&weight_t),
     }
 }
 
@@ -76,10 +54,26 @@ pub fn bilinear(
             last(input2)
         )));
     }
-    // (*, 1, in1, 1) * (out, in1, in2) * (*, 1, 1, in2), summed over in1 and in2.
-    let x1 = input1.unsqueeze(-2)?.unsqueeze(-1)?;
-    let x2 = input2.unsqueeze(-2)?.unsqueeze(-2)?;
-    let out = x1.mul(weight)?.mul(&x2)?.sum(Some(&[-2, -1]), false)?;
+    // y[n, o] = Σ_j (x1[n] @ W[o])[j] x2[n, j]: one matmul of x1 with W laid out as
+    // (in1, out * in2), then a product with x2 summed over in2.
+    let out_features = weight.shape()[0];
+    let lead: Vec<isize> = input1.shape()[..input1.dim() - 1]
+        .iter()
+        .map(|&d| d as isize)
+        .collect();
+    let x1 = input1.reshape(&[-1, in1 as isize])?;
+    let x2 = input2.reshape(&[-1, 1, in2 as isize])?;
+    let w = weight
+        .permute(&[1, 0, 2])?
+        .reshape(&[in1 as isize, (out_features * in2) as isize])?;
+    let mut shape = lead;
+    shape.push(out_features as isize);
+    let out = x1
+        .matmul(&w)?
+        .reshape(&[-1, out_features as isize, in2 as isize])?
+        .mul(&x2)?
+        .sum(Some(&[-1]), false)?
+        .reshape(&shape)?;
     match bias {
         Some(b) => out.add(b),
         None => Ok(out),
