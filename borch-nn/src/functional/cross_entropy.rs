@@ -1,7 +1,9 @@
 //! torch's `F.nll_loss` and `F.cross_entropy` (class weights, ignore_index, label smoothing,
-//! probability targets). The target class is picked with `gather`.
+//! probability targets). nll_loss is an autograd function with torch's backward; the target
+//! class is picked with `gather`.
 
-use borch_tensor::{BorchError, DType, Result, Tensor, where_cond};
+use borch_autograd::{Ctx, Function, apply};
+use borch_tensor::{BorchError, DType, Result, Tensor, where_cond, zeros};
 
 use crate::functional::activation::log_softmax;
 use crate::reduction::Reduction;
@@ -72,61 +74,89 @@ fn check_nll(input: &Tensor, target: &Tensor, weight: Option<&Tensor>) -> Result
     Ok(())
 }
 
-/// What nll_loss and the label-smoothing term share for class-index targets: the targets as a
-/// gather index along the class dim (ignored ones pointing at class 0), which are ignored, and
-/// each target's weight (0 where ignored).
-struct Picked {
+/// Class-index targets prepared once: a gather index along the class dim (ignored targets
+/// pointing at class 0), which targets are ignored, and each target's weight negated (0 where
+/// ignored), so the elementwise loss is one product and `-Σ neg_weight` the mean's divisor.
+struct Targets {
     index: Tensor,
     ignored: Tensor,
-    weight: Tensor,
+    neg_weight: Tensor,
 }
 
-fn pick(target: &Tensor, weight: Option<&Tensor>, ignore_index: i64) -> Result<Picked> {
+fn targets(target: &Tensor, weight: Option<&Tensor>, ignore_index: i64) -> Result<Targets> {
     let ignored = target.eq(ignore_index)?;
     let safe = target.masked_fill(&ignored, 0)?;
-    let weight = match weight {
+    let neg_weight = match weight {
         Some(w) => {
             let shape: Vec<isize> = target.shape().iter().map(|&d| d as isize).collect();
             w.detach()
+                .neg()?
                 .index_select(0, &safe.reshape(&[-1])?)?
                 .reshape(&shape)?
                 .masked_fill(&ignored, 0.0)?
         }
-        None => where_cond(&ignored, 0.0.into(), 1.0.into())?,
+        None => where_cond(&ignored, 0.0.into(), (-1.0).into())?,
     };
-    Ok(Picked {
+    Ok(Targets {
         index: safe.unsqueeze(1)?,
         ignored,
-        weight,
+        neg_weight,
     })
 }
 
-/// nll_loss on an input with a batch dim (already checked).
-fn nll_batched(
-    input: &Tensor,
-    target: &Tensor,
-    weight: Option<&Tensor>,
-    ignore_index: i64,
+/// torch's nll_loss with its own backward (the targets are not differentiable, nor is the
+/// weight): `-weight[t] * input[t]` per sample; the mean divides by the targets' summed weight
+/// (NaN when every target is ignored, with a zero gradient, as torch).
+struct NllLoss {
+    targets: Targets,
     reduction: Reduction,
-) -> Result<Tensor> {
-    let p = pick(target, weight, ignore_index)?;
-    let picked = input.gather(1, &p.index)?.squeeze_dims(&[1])?;
-    let loss = picked.mul(&p.weight)?.neg()?;
-    match reduction {
-        Reduction::None => Ok(loss),
-        Reduction::Sum => loss.sum(None, false),
-        _ => {
-            // torch's nll_loss divides by the total weight; when every target is ignored the
-            // loss is NaN and, by torch's own derivative, the gradient zero. Dividing by the
-            // total with 0 replaced by 1, then selecting NaN, gives both.
-            let total = p.weight.sum(None, false)?;
-            let empty = total.eq(0.0)?;
-            let mean = loss
-                .sum(None, false)?
-                .div(&total.masked_fill(&empty, 1.0)?)?;
-            where_cond(&empty, f64::NAN.into(), mean.into())
-        }
+}
+
+impl Function for NllLoss {
+    fn name(&self) -> &str {
+        "NllLossBackward"
     }
+
+    fn forward(&self, ctx: &mut Ctx, inputs: &[Tensor]) -> Result<Tensor> {
+        let input = &inputs[0];
+        let t = &self.targets;
+        let loss = input
+            .gather(1, &t.index)?
+            .squeeze_dims(&[1])?
+            .mul(&t.neg_weight)?;
+        Ok(match self.reduction {
+            Reduction::None => {
+                ctx.save_for_backward(&[input]);
+                loss
+            }
+            Reduction::Sum => {
+                ctx.save_for_backward(&[input]);
+                loss.sum(None, false)?
+            }
+            _ => {
+                let total = t.neg_weight.sum(None, false)?.neg()?;
+                ctx.save_for_backward(&[input, &total]);
+                loss.sum(None, false)?.div(&total)?
+            }
+        })
+    }
+
+    fn backward(&self, ctx: &Ctx, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
+        let saved = ctx.saved_tensors();
+        let t = &self.targets;
+        let mut coef = t.neg_weight.mul(g)?;
+        if let Some(total) = saved.get(1) {
+            coef = coef.div(total)?.masked_fill(&t.ignored, 0.0)?;
+        }
+        let grad = zeros(saved[0].shape(), DType::Float32)?;
+        grad.scatter_add_(1, &t.index, &coef.unsqueeze(1)?)?;
+        Ok(vec![Some(grad)])
+    }
+}
+
+/// nll_loss on an input with a batch dim (already checked).
+fn nll_batched(input: &Tensor, targets: Targets, reduction: Reduction) -> Result<Tensor> {
+    apply(NllLoss { targets, reduction }, std::slice::from_ref(input))
 }
 
 /// Run `f` on an input with a batch dim: a 1-D input (one sample of classes) gets one, and an
@@ -160,7 +190,7 @@ pub fn nll_loss(
     let reduction = reduction.plain()?;
     with_batch(input, target, reduction, |x, t| {
         check_nll(x, t, weight)?;
-        nll_batched(x, t, weight, ignore_index, reduction)
+        nll_batched(x, targets(t, weight, ignore_index)?, reduction)
     })
 }
 
@@ -212,35 +242,29 @@ fn class_targets(
     label_smoothing: f64,
 ) -> Result<Tensor> {
     let log_probs = log_softmax(input, Some(1))?;
-    let nll = nll_batched(&log_probs, target, weight, ignore_index, reduction)?;
+    let t = targets(target, weight, ignore_index)?;
     if label_smoothing <= 0.0 {
-        return Ok(nll);
+        return nll_batched(&log_probs, t, reduction);
     }
-    // torch's cross_entropy_loss_label_smoothing.
+    // torch's cross_entropy_loss_label_smoothing: the nll mixed with the (weighted) sum of all
+    // classes' log-probabilities, which is zero for ignored targets and, in the mean, divided by
+    // the targets' summed weight (their count without weights).
     let classes = input.shape()[1] as f64;
-    let p = pick(target, weight, ignore_index)?;
+    let ignored = t.ignored.clone();
+    let divisor = t.neg_weight.sum(None, false)?.neg()?;
+    let nll = nll_batched(&log_probs, t, reduction)?;
     let weighted = match weight {
         Some(w) => log_probs.mul(&class_view(w, input.dim())?)?,
-        None => log_probs.clone(),
+        None => log_probs,
     };
     let smooth = weighted
         .sum(Some(&[1]), false)?
         .neg()?
-        .masked_fill(&p.ignored, 0.0)?;
+        .masked_fill(&ignored, 0.0)?;
     let smooth = match reduction {
         Reduction::None => smooth,
         Reduction::Sum => smooth.sum(None, false)?,
-        _ => {
-            let denominator = match weight {
-                Some(_) => p.weight.sum(None, false)?,
-                None => p
-                    .ignored
-                    .logical_not()?
-                    .to_dtype(DType::Float32)?
-                    .sum(None, false)?,
-            };
-            smooth.sum(None, false)?.div(&denominator)?
-        }
+        _ => smooth.sum(None, false)?.div(&divisor)?,
     };
     nll.mul(1.0 - label_smoothing)?
         .add(&smooth.mul(label_smoothing / classes)?)
