@@ -301,3 +301,17 @@ fn user_modules_get_dotted_names_and_train_eval() {
     assert_eq!(keys(seq.named_parameters()), ["0.weight"]);
     assert_eq!(seq.state_dict().keys(), ["0.weight", "1.weight"]);
 }
+
+#[test]
+fn out_of_range_targets_are_reported_at_readback() {
+    let x = randn(&[2, 3], None).unwrap();
+    let t = Tensor::new([1i64, 7]).unwrap();
+    let loss = F::cross_entropy(&x, &t, None, -100, Reduction::Mean, 0.0).unwrap();
+    let e = loss.item_blocking().unwrap_err();
+    // torch raises IndexError("Target 7 is out of bounds.") at once; borch's gather reports it
+    // at the readback.
+    assert_eq!(
+        e.to_string(),
+        "index 7 is out of bounds for dimension 1 with size 3"
+    );
+}
