@@ -145,6 +145,23 @@ pub trait Module: AsModule {
         self.named_buffers().into_iter().map(|(_, b)| b).collect()
     }
 
+    /// torch's `requires_grad_(requires_grad)`: freeze (false) or unfreeze every parameter.
+    fn requires_grad_(&self, requires_grad: bool) -> Result<()> {
+        for p in self.parameters() {
+            p.set_requires_grad(requires_grad)?;
+        }
+        Ok(())
+    }
+
+    /// torch's `apply(fn)`: call `f` on every submodule (children first) and then on this
+    /// module, e.g. to initialise weights.
+    fn apply(&self, f: &mut dyn FnMut(&dyn Module) -> Result<()>) -> Result<()> {
+        for child in self.children() {
+            child.apply(f)?;
+        }
+        f(self.as_module())
+    }
+
     /// torch's `zero_grad(set_to_none)`: clear (or zero) every parameter's `.grad`.
     fn zero_grad(&self, set_to_none: bool) -> Result<()> {
         for p in self.parameters() {

@@ -25,5 +25,14 @@ pub use normalization::{layer_norm, rms_norm};
 pub use sparse::embedding;
 pub(crate) use sparse::padding_index;
 
+/// torch's `F.one_hot(tensor, num_classes)` (`Tensor::one_hot`; `one_hot_infer` reads the
+/// classes back when torch's `num_classes=-1` is wanted).
+pub fn one_hot(
+    tensor: &borch_tensor::Tensor,
+    num_classes: usize,
+) -> borch_tensor::Result<borch_tensor::Tensor> {
+    tensor.one_hot(num_classes)
+}
+
 /// The `reduction=` argument of the losses.
 pub use crate::reduction::Reduction;
