@@ -308,28 +308,50 @@ impl Device {
 
     /// Copy `len` bytes at `offset` of `src` back to the host, submitting the batch first.
     pub async fn read(&self, src: &wgpu::Buffer, offset: u64, len: u64) -> DeviceResult<Vec<u8>> {
-        if len == 0 {
-            return Ok(Vec::new());
+        let mut out = self.read_many(&[(src, offset, len)]).await?;
+        Ok(out.pop().unwrap_or_default())
+    }
+
+    /// Copy several `(buffer, offset, len)` ranges back to the host with one submit and one
+    /// wait (so a readback that also checks a flag buffer costs a single submit).
+    pub async fn read_many(
+        &self,
+        ranges: &[(&wgpu::Buffer, u64, u64)],
+    ) -> DeviceResult<Vec<Vec<u8>>> {
+        let mut starts = Vec::with_capacity(ranges.len());
+        let mut total = 0u64;
+        for &(_, _, len) in ranges {
+            starts.push(total);
+            total += len.next_multiple_of(4);
         }
-        let padded = len.next_multiple_of(4);
+        if total == 0 {
+            return Ok(vec![Vec::new(); ranges.len()]);
+        }
         let staging = self.inner.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("borch readback"),
-            size: padded,
+            size: total,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
         {
             let mut batch = lock(&self.inner.batch);
-            batch
-                .encoder(&self.inner.device)
-                .copy_buffer_to_buffer(src, offset, &staging, 0, padded);
+            let encoder = batch.encoder(&self.inner.device);
+            for (&(src, offset, len), &start) in ranges.iter().zip(&starts) {
+                if len > 0 {
+                    let padded = len.next_multiple_of(4);
+                    encoder.copy_buffer_to_buffer(src, offset, &staging, start, padded);
+                }
+            }
             self.submit_locked(&mut batch);
         }
         self.take_gpu_error()?;
-        let mut bytes = map_and_read(&self.inner.device, staging, padded).await?;
+        let bytes = map_and_read(&self.inner.device, staging, total).await?;
         self.take_gpu_error()?;
-        bytes.truncate(len as usize);
-        Ok(bytes)
+        Ok(ranges
+            .iter()
+            .zip(&starts)
+            .map(|(&(_, _, len), &start)| bytes[start as usize..(start + len) as usize].to_vec())
+            .collect())
     }
 
     /// Total dispatches recorded on this device.

@@ -252,15 +252,30 @@ impl Tensor {
 
     /// Read every element back, in row-major order (waits for the GPU).
     pub async fn to_host(&self) -> Result<HostData> {
+        use crate::kernels::check;
         self.buffer()?;
-        crate::kernels::check::take_error(self.device()).await?;
         if self.numel() == 0 {
+            check::take_error(self.device()).await?;
             return Ok(HostData::from_words(self.dtype(), &[]));
         }
         let t = self.contiguous()?;
         let offset = (t.storage_offset() * DType::SIZE_BYTES) as u64;
         let len = (t.numel() * DType::SIZE_BYTES) as u64;
-        let bytes = t.device().read(&t.buffer()?, offset, len).await?;
+        let buffer = t.buffer()?;
+        // A pending index-error flag is read in the same submit as the data.
+        let bytes = match check::take_pending(t.device()) {
+            None => t.device().read(&buffer, offset, len).await?,
+            Some(flag) => {
+                let flag_buffer = flag.buffer()?;
+                let mut out = t
+                    .device()
+                    .read_many(&[(&buffer, offset, len), (&flag_buffer, 0, check::FLAG_BYTES)])
+                    .await?;
+                let flag_bytes = out.pop().unwrap_or_default();
+                check::error_from(&flag, &flag_bytes)?;
+                out.pop().unwrap_or_default()
+            }
+        };
         let words: Vec<u32> = bytes
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))

@@ -1,11 +1,16 @@
 //! borch's developer tasks: `cargo xtask <task> ...` (the alias is in .cargo/config.toml).
 
 mod bench_matmul;
+mod bench_train_mlp;
+mod demo;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
-[--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R]";
+const USAGE: &str = "usage:
+  cargo xtask demo [--epochs N] [--lr LR] [--batch-size B] [--seed S]
+  cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
+[--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R]
+  cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -15,7 +20,9 @@ fn main() -> ExitCode {
         .collect::<Vec<_>>()
         .as_slice()
     {
+        ["demo", rest @ ..] => demo::run(rest),
         ["bench", "matmul", rest @ ..] => bench_matmul::run(rest),
+        ["bench", "train-mlp", rest @ ..] => bench_train_mlp::run(rest),
         _ => Err(USAGE.to_string()),
     };
     match result {

@@ -76,25 +76,38 @@ pub(crate) fn flag_for(device: &Device) -> Result<Tensor> {
     Ok(flag)
 }
 
+/// The flag of `device` when an index kernel ran since the last check (and mark it checked).
+pub(crate) fn take_pending(device: &Device) -> Option<Tensor> {
+    let mut flags = lock();
+    match flags.iter_mut().find(|e| e.device.same(device)) {
+        Some(e) if e.pending => {
+            e.pending = false;
+            Some(e.flag.clone())
+        }
+        _ => None,
+    }
+}
+
 /// Return (and clear) the first index error reported on `device` since the last check. Costs
 /// one extra readback, and only when an index kernel ran since the last check.
 pub(crate) async fn take_error(device: &Device) -> Result<()> {
-    let flag = {
-        let mut flags = lock();
-        match flags.iter_mut().find(|e| e.device.same(device)) {
-            Some(e) if e.pending => {
-                e.pending = false;
-                e.flag.clone()
-            }
-            _ => return Ok(()),
-        }
+    let Some(flag) = take_pending(device) else {
+        return Ok(());
     };
-    let bytes = device.read(&flag.buffer()?, 0, 16).await?;
+    let bytes = device.read(&flag.buffer()?, 0, FLAG_BYTES).await?;
+    error_from(&flag, &bytes)
+}
+
+/// Bytes of a flag buffer.
+pub(crate) const FLAG_BYTES: u64 = 16;
+
+/// torch's error for the flag's contents `bytes` as read back, clearing `flag` if it is set.
+pub(crate) fn error_from(flag: &Tensor, bytes: &[u8]) -> Result<()> {
     let w: Vec<i32> = bytes
         .chunks_exact(4)
         .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    if w[0] == 0 {
+    if w.len() < 4 || w[0] == 0 {
         return Ok(());
     }
     flag.fill_(0)?;
