@@ -540,3 +540,13 @@ fn torch_error_messages() {
     let k0 = zb(&[2, 0]).mm(&zb(&[0, 4])).unwrap();
     assert_eq!(k0.to_vec_blocking::<bool>().unwrap(), vec![false; 8]);
 }
+
+/// More batches than one dispatch may hold along z (65535) are split into several dispatches.
+#[test]
+fn bmm_more_batches_than_one_dispatch() {
+    let batch = 65_537;
+    let (a, av) = tensor(&[batch, 1, 2], 40);
+    let (b, bv) = tensor(&[batch, 2, 1], 41);
+    let want = reference(&av, &bv, batch, 1, 2, 1);
+    assert_close(&a.bmm(&b).unwrap(), &want, &[batch, 1, 1]);
+}
