@@ -5,7 +5,7 @@ mod bench_matmul;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
-[--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R]";
+[--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R] [--no-naive]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
