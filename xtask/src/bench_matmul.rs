@@ -231,7 +231,8 @@ fn bytes(v: &[f32]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), std::mem::size_of_val(v)) }
 }
 
-/// Largest |borch - naive| relative to max(1, |naive|).
+/// Largest |borch - naive| relative to max(1, |naive|); the run fails above
+/// 1e-3 * max(1, sqrt(K / 1024)).
 fn max_rel_diff(x: &[f32], y: &[f32]) -> f64 {
     x.iter()
         .zip(y)
@@ -332,7 +333,9 @@ pub fn run(args: &[&str]) -> Result<(), String> {
                 borch_first_ms = first_ms;
             }
         }
-        let ok = worst <= 1e-3;
+        // f32 sums of K products differ by rounding order; the error grows like sqrt(K).
+        let tolerance = 1e-3 * (k as f64 / 1024.0).sqrt().max(1.0);
+        let ok = worst <= tolerance;
         failed |= !ok;
         let borch = flops / borch_s / 1e9;
         let naive_g = naive_s.map(|s| flops / s / 1e9);
