@@ -142,6 +142,9 @@ fn accumulate_into_grad(t: &Tensor, g: &Tensor, create_graph: bool) -> Result<()
         Some(old) => old.add(&g)?,
         None => g,
     };
+    // The leaf's `.grad` lives as long as the leaf: a parameter kept alive keeps its gradient
+    // alive past the scope of the training step that computed it.
+    borch_tensor::keep_like(&total, t);
     t.set_grad(Some(total));
     Ok(())
 }

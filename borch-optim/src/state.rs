@@ -42,7 +42,9 @@ impl ParamState {
         self.entries.insert("step".into(), StateValue::Step(step));
     }
 
+    /// State tensors are kept alive, so a step run inside a memory scope does not release them.
     pub(crate) fn set_tensor(&mut self, key: &str, t: Tensor) {
+        borch_tensor::keep_alive(&t);
         self.entries.insert(key.into(), StateValue::Tensor(t));
     }
 
@@ -75,5 +77,5 @@ pub(crate) fn adopt(param: &Tensor, key: &str, value: &Tensor) -> Result<Tensor>
             param.shape()
         )));
     }
-    value.deep_clone()
+    Ok(borch_tensor::keep_alive(&value.deep_clone()?))
 }

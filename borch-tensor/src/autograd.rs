@@ -124,6 +124,28 @@ pub enum ShapeOp {
     },
 }
 
+impl ShapeOp {
+    /// torch's name of the op.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ShapeOp::Cat { .. } => "cat",
+            ShapeOp::Stack { .. } => "stack",
+            ShapeOp::Flip { .. } => "flip",
+            ShapeOp::Roll { .. } => "roll",
+            ShapeOp::Repeat { .. } => "repeat",
+            ShapeOp::IndexSelect { .. } => "index_select",
+            ShapeOp::Gather { .. } => "gather",
+            ShapeOp::Take { .. } => "take",
+            ShapeOp::Scatter { .. } => "scatter",
+            ShapeOp::ScatterAdd { .. } => "scatter_add",
+            ShapeOp::IndexAdd { .. } => "index_add",
+            ShapeOp::Tril { .. } => "tril",
+            ShapeOp::Triu { .. } => "triu",
+            ShapeOp::TakeAlong { .. } => "take_along_dim",
+        }
+    }
+}
+
 /// Matrix products (torch's matmul composes views with these).
 #[derive(Debug, Clone, PartialEq)]
 pub enum MatmulOp {
@@ -182,7 +204,7 @@ impl Op {
             Op::Identity => "identity".into(),
             Op::Reduce { op, .. } => format!("{op:?}").to_lowercase(),
             Op::Along { op, .. } => format!("{op:?}").to_lowercase(),
-            Op::Shape(_) => "shape".into(),
+            Op::Shape(op) => op.name().into(),
             Op::Matmul(op) => format!("{op:?}").to_lowercase(),
             Op::Custom(f) => f.name().to_string(),
         }
@@ -221,7 +243,9 @@ impl Node {
     pub fn output_shape(&self) -> &[usize] {
         self.output.shape()
     }
-    fn check_saved(&self) -> Result<()> {
+    /// Fails with torch's message once a backward without `retain_graph` freed the saved
+    /// values (for derivatives that read tensors saved in the op, such as index tensors).
+    pub fn check_saved(&self) -> Result<()> {
         if self.freed.load(Ordering::Relaxed) {
             return runtime(FREED_MESSAGE);
         }

@@ -1,5 +1,4 @@
 //! Moving data between the host and tensors.
-use std::sync::Arc;
 
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, runtime};
@@ -245,7 +244,7 @@ impl Tensor {
         let device = device()?;
         let buffer = device.upload(&bytes)?;
         Ok(Tensor::from_parts(
-            Arc::new(Storage { buffer, device }),
+            Storage::new(buffer, device),
             Layout::contiguous(shape),
             data.dtype(),
         ))
@@ -253,6 +252,7 @@ impl Tensor {
 
     /// Read every element back, in row-major order (waits for the GPU).
     pub async fn to_host(&self) -> Result<HostData> {
+        self.buffer()?;
         crate::kernels::check::take_error(self.device()).await?;
         if self.numel() == 0 {
             return Ok(HostData::from_words(self.dtype(), &[]));
@@ -260,7 +260,7 @@ impl Tensor {
         let t = self.contiguous()?;
         let offset = (t.storage_offset() * DType::SIZE_BYTES) as u64;
         let len = (t.numel() * DType::SIZE_BYTES) as u64;
-        let bytes = t.device().read(t.buffer(), offset, len).await?;
+        let bytes = t.device().read(&t.buffer()?, offset, len).await?;
         let words: Vec<u32> = bytes
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))

@@ -15,6 +15,7 @@ pub use autograd::{
     is_grad_enabled, record, record_custom, set_grad_enabled,
 };
 mod scalar;
+mod scope;
 mod tensor;
 
 pub use borch_device::{AdapterInfo, Device, DeviceOptions, default_device, init};
@@ -29,6 +30,7 @@ pub use ops::join::{cat, stack};
 pub use ops::random::{normal, rand, randint, randn, randperm};
 pub use random::{Generator, default_generator, initial_seed, manual_seed};
 pub use scalar::{Operand, Scalar};
+pub use scope::{Scope, keep_alive, keep_like, scope};
 pub use tensor::Tensor;
 
 /// Every generated WGSL kernel source with a name, for validation by naga without a GPU.

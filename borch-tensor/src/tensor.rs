@@ -8,10 +8,13 @@ use crate::dtype::DType;
 use crate::error::{BorchError, Result, runtime};
 use crate::layout::Layout;
 
-/// A buffer on the device, shared by a tensor and its views.
+/// A buffer on the device, shared by a tensor and its views. A scope may release the buffer
+/// before the last handle goes (see `scope`).
 pub(crate) struct Storage {
-    pub buffer: PooledBuffer,
+    pub buffer: Mutex<Option<PooledBuffer>>,
     pub device: Device,
+    /// The scope that releases it, or none, or never (`scope.rs`).
+    pub owner: AtomicU64,
 }
 
 /// A tensor: shared storage seen through a layout, with a dtype. Cloning is cheap (an `Arc`), and
@@ -50,10 +53,7 @@ impl Tensor {
         let bytes = (n.max(1) * DType::SIZE_BYTES) as u64;
         let buffer = device.alloc(bytes)?;
         Ok(Tensor::from_parts(
-            Arc::new(Storage {
-                buffer,
-                device: device.clone(),
-            }),
+            Storage::new(buffer, device.clone()),
             Layout::contiguous(shape),
             dtype,
         ))
@@ -114,10 +114,6 @@ impl Tensor {
 
     pub fn device(&self) -> &Device {
         &self.inner.storage.device
-    }
-
-    pub(crate) fn buffer(&self) -> &borch_device::wgpu::Buffer {
-        self.inner.storage.buffer.buffer()
     }
 
     /// Whether two tensors share one storage (a view and its base do).

@@ -11,10 +11,12 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from families import elementwise, views, creation, shape, random, reduce  # noqa: E402
+from families import nn  # noqa: E402
 
 FAMILIES = [elementwise, views, creation, shape, random, reduce]
 from families import matmul  # noqa: E402
 FAMILIES.append(matmul)
+FAMILIES.append(nn)
 
 
 def main():

@@ -8,6 +8,7 @@ mod compare;
 mod creation;
 mod elementwise;
 mod matmul;
+mod nn;
 mod random;
 mod reduce;
 mod shape;
@@ -30,6 +31,7 @@ const FAMILIES: &[Family] = &[
     random::run,
     reduce::run,
     matmul::run,
+    nn::run,
 ];
 
 enum Outcome {

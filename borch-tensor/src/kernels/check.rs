@@ -65,7 +65,8 @@ pub(crate) fn flag_for(device: &Device) -> Result<Tensor> {
         e.pending = true;
         return Ok(e.flag.clone());
     }
-    let flag = Tensor::uninit(device, &[4], DType::Int64)?;
+    // Cached across calls, so no scope may release it.
+    let flag = crate::scope::keep_alive(&Tensor::uninit(device, &[4], DType::Int64)?);
     flag.fill_(0)?;
     flags.push(Entry {
         device: device.clone(),
@@ -88,7 +89,7 @@ pub(crate) async fn take_error(device: &Device) -> Result<()> {
             _ => return Ok(()),
         }
     };
-    let bytes = device.read(flag.buffer(), 0, 16).await?;
+    let bytes = device.read(&flag.buffer()?, 0, 16).await?;
     let w: Vec<i32> = bytes
         .chunks_exact(4)
         .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))

@@ -397,9 +397,13 @@ pub(crate) fn gemm(g: &Gemm<'_>) -> Result<Tensor> {
     if let Some(c) = c_tensor {
         bound.push(c);
     }
-    let bindings: Vec<borch_device::Binding<'_>> = bound
+    let buffers = bound
         .iter()
-        .map(|t| borch_device::Binding { buffer: t.buffer() })
+        .map(|t| t.buffer())
+        .collect::<Result<Vec<_>>>()?;
+    let bindings: Vec<borch_device::Binding<'_>> = buffers
+        .iter()
+        .map(|buffer| borch_device::Binding { buffer })
         .collect();
     let gx = n.div_ceil(tile.bn() as usize) as u32;
     let gy = m.div_ceil(tile.bm() as usize) as u32;

@@ -27,10 +27,11 @@ pub(crate) fn launch(
     groups: u32,
 ) -> Result<()> {
     let max_x = device.limits().max_compute_workgroups_per_dimension;
-    let bindings: Vec<Binding<'_>> = tensors
+    let buffers = tensors
         .iter()
-        .map(|t| Binding { buffer: t.buffer() })
-        .collect();
+        .map(|t| t.buffer())
+        .collect::<Result<Vec<_>>>()?;
+    let bindings: Vec<Binding<'_>> = buffers.iter().map(|buffer| Binding { buffer }).collect();
     device.dispatch(kernel, &bindings, params, grid_for(groups, max_x))?;
     Ok(())
 }

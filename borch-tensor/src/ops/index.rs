@@ -5,11 +5,13 @@
 //! device (`to_host`, `to_vec`, `item`, or `check_index_errors`) returns torch's error for it.
 //! Shapes, dims and dtypes are checked at once, as in torch.
 
+use crate::autograd::{Op, ShapeOp, record};
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, index_err, runtime};
 use crate::kernels::check::Fault;
 use crate::kernels::gather::{Gather, gather};
 use crate::layout::{fmt_list, wrap_dim};
+use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
 /// A 0-d tensor seen as one element of one dim (torch's `ensure_nonempty_dim` view).
@@ -27,6 +29,15 @@ impl Tensor {
     /// range is reported at the next readback (see the module docs).
     pub fn gather(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
         let d = wrap_dim(dim, self.dim())?;
+        let out = self.gather_unrecorded(d, index)?;
+        let op = ShapeOp::Gather {
+            dim: d,
+            index: index.clone(),
+        };
+        Ok(record(Op::Shape(op), &[Operand::Tensor(self.clone())], out))
+    }
+
+    fn gather_unrecorded(&self, d: usize, index: &Tensor) -> Result<Tensor> {
         if index.numel() == 0 {
             return Tensor::uninit(self.device(), index.shape(), self.dtype());
         }
@@ -36,7 +47,7 @@ impl Tensor {
         if self.dim().max(1) != index.dim().max(1) {
             return runtime("Index tensor must have the same number of dimensions as input tensor");
         }
-        let (s, ix) = (at_least_1d(self)?, at_least_1d(index)?);
+        let (s, ix) = (at_least_1d(&self.detach())?, at_least_1d(index)?);
         for a in (0..s.dim()).filter(|&a| a != d) {
             if ix.shape()[a] > s.shape()[a] {
                 return runtime(format!(
@@ -68,6 +79,15 @@ impl Tensor {
     /// 0-d) `index`, along `dim`. An index out of range is reported at the next readback.
     pub fn index_select(&self, dim: isize, index: &Tensor) -> Result<Tensor> {
         let d = wrap_dim(dim, self.dim())?;
+        let out = self.index_select_unrecorded(d, index)?;
+        let op = ShapeOp::IndexSelect {
+            dim: d,
+            index: index.clone(),
+        };
+        Ok(record(Op::Shape(op), &[Operand::Tensor(self.clone())], out))
+    }
+
+    fn index_select_unrecorded(&self, d: usize, index: &Tensor) -> Result<Tensor> {
         if index.dim() > 1 {
             return index_err("index_select(): Index is supposed to be a vector");
         }
@@ -80,7 +100,7 @@ impl Tensor {
                 index.numel()
             ));
         }
-        let s = at_least_1d(self)?;
+        let s = at_least_1d(&self.detach())?;
         if s.shape()[d] == 0 && index.numel() > 0 {
             return runtime("index_select(): self indexing axis dim should be positive");
         }
@@ -123,8 +143,8 @@ impl Tensor {
                 "take(): tried to take from an empty tensor".into(),
             ));
         }
-        let src = self.contiguous()?;
-        gather(&Gather {
+        let src = self.detach().contiguous()?;
+        let out = gather(&Gather {
             src: &src,
             index,
             out_shape: index.shape(),
@@ -135,6 +155,10 @@ impl Tensor {
             dim: 0,
             fault: Fault::Take,
             wrap_negative: true,
-        })
+        })?;
+        let op = ShapeOp::Take {
+            index: index.clone(),
+        };
+        Ok(record(Op::Shape(op), &[Operand::Tensor(self.clone())], out))
     }
 }

@@ -2,9 +2,11 @@
 
 use std::borrow::Borrow;
 
+use crate::autograd::{Op, ShapeOp, record};
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, runtime};
 use crate::layout::{fmt_list, wrap_dim};
+use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
 /// torch's legacy rule: a 1-D tensor with no elements is left out of `cat`, whatever its shape
@@ -17,6 +19,20 @@ fn skipped(t: &Tensor) -> bool {
 /// tensors are skipped as in torch; the others must agree in every size but `dim`.
 pub fn cat<T: Borrow<Tensor>>(tensors: &[T], dim: isize) -> Result<Tensor> {
     let ts: Vec<&Tensor> = tensors.iter().map(Borrow::borrow).collect();
+    let (out, d) = cat_unrecorded(&ts, dim)?;
+    Ok(record(
+        Op::Shape(ShapeOp::Cat { dim: d }),
+        &operands(&ts),
+        out,
+    ))
+}
+
+fn operands(ts: &[&Tensor]) -> Vec<Operand> {
+    ts.iter().map(|&t| Operand::Tensor(t.clone())).collect()
+}
+
+/// `cat` without recording, with the wrapped dim (0 when every tensor was skipped).
+fn cat_unrecorded(ts: &[&Tensor], dim: isize) -> Result<(Tensor, usize)> {
     let Some(first) = ts.first() else {
         return Err(BorchError::Value(
             "torch.cat(): expected a non-empty list of Tensors".into(),
@@ -35,7 +51,7 @@ pub fn cat<T: Borrow<Tensor>>(tensors: &[T], dim: isize) -> Result<Tensor> {
         .map(|t| t.dtype())
         .fold(DType::Bool, DType::promote);
     let Some(reference) = ts.iter().find(|t| !skipped(t)) else {
-        return Tensor::uninit(first.device(), &[0], dtype);
+        return Ok((Tensor::uninit(first.device(), &[0], dtype)?, 0));
     };
     let d = wrap_dim(dim, reference.dim())?;
     let mut total = 0;
@@ -70,7 +86,7 @@ pub fn cat<T: Borrow<Tensor>>(tensors: &[T], dim: isize) -> Result<Tensor> {
         }
         start += len;
     }
-    Ok(out)
+    Ok((out, d))
 }
 
 /// torch.stack(tensors, dim): equal-shaped tensors joined along a new dim `dim`.
@@ -92,7 +108,13 @@ pub fn stack<T: Borrow<Tensor>>(tensors: &[T], dim: isize) -> Result<Tensor> {
     }
     let unsqueezed = ts
         .iter()
-        .map(|t| t.unsqueeze(d as isize))
+        .map(|t| t.detach().unsqueeze(d as isize))
         .collect::<Result<Vec<_>>>()?;
-    cat(&unsqueezed, d as isize)
+    let refs: Vec<&Tensor> = unsqueezed.iter().collect();
+    let (out, _) = cat_unrecorded(&refs, d as isize)?;
+    Ok(record(
+        Op::Shape(ShapeOp::Stack { dim: d }),
+        &operands(&ts),
+        out,
+    ))
 }

@@ -1,8 +1,10 @@
 //! Moving elements around without computing: `flip`, `roll`, `repeat`, `tile`. Each is one or a
 //! few strided copies (the map kernel) from a view of the input into a new tensor.
 
+use crate::autograd::{Op, ShapeOp, record};
 use crate::error::{Result, index_err, runtime};
 use crate::layout::{Layout, wrap_dim, wrap_dims};
+use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -12,8 +14,10 @@ impl Tensor {
         if self.dim() == 0 {
             return self.clone_contiguous();
         }
-        self.with_layout(self.flipped_layout(&dims))
-            .clone_contiguous()
+        let out = self
+            .with_layout(self.flipped_layout(&dims))
+            .clone_contiguous()?;
+        Ok(self.recorded_from(ShapeOp::Flip { dims }, out))
     }
 
     /// torch's `roll(shifts, dims)`: elements shifted along each dim, wrapping around. With no
@@ -22,19 +26,28 @@ impl Tensor {
         if shifts.is_empty() {
             return runtime("`shifts` required");
         }
-        let mut out = if dims.is_empty() && shifts.len() == 1 {
-            let flat = self.flatten(0, -1)?;
-            roll_dim(&flat, shifts[0], 0)?.view_as_shape(self.shape())?
+        let x = self.detach();
+        let (mut out, wrapped) = if dims.is_empty() && shifts.len() == 1 {
+            let flat = x.flatten(0, -1)?;
+            (
+                roll_dim(&flat, shifts[0], 0)?.view_as_shape(self.shape())?,
+                vec![],
+            )
         } else {
-            self.roll_dims(shifts, dims)?
+            x.roll_dims(shifts, dims)?
         };
         if out.shares_storage(self) {
             out = out.clone_contiguous()?;
         }
-        Ok(out)
+        let op = ShapeOp::Roll {
+            shifts: shifts.to_vec(),
+            dims: wrapped,
+        };
+        Ok(self.recorded_from(op, out))
     }
 
-    fn roll_dims(&self, shifts: &[isize], dims: &[isize]) -> Result<Tensor> {
+    /// Rolls along each of `dims`, with the dims wrapped.
+    fn roll_dims(&self, shifts: &[isize], dims: &[isize]) -> Result<(Tensor, Vec<usize>)> {
         if shifts.len() != dims.len() {
             return runtime(format!(
                 "shifts and dimensions must align. shifts: {}, dims:{}",
@@ -48,11 +61,15 @@ impl Tensor {
                 "Dimension specified as {d} but tensor has no dimensions"
             ));
         }
+        let wrapped = dims
+            .iter()
+            .map(|&d| wrap_dim(d, self.dim()))
+            .collect::<Result<Vec<_>>>()?;
         let mut out = self.clone();
-        for (&shift, &dim) in shifts.iter().zip(dims) {
-            out = roll_dim(&out, shift, wrap_dim(dim, self.dim())?)?;
+        for (&shift, &dim) in shifts.iter().zip(&wrapped) {
+            out = roll_dim(&out, shift, dim)?;
         }
-        Ok(out)
+        Ok((out, wrapped))
     }
 
     /// torch's `repeat(*sizes)`: the tensor tiled `sizes[i]` times along dim `i` (leading new
@@ -86,7 +103,14 @@ impl Tensor {
         }
         let out = Tensor::uninit(self.device(), &paired.shape, self.dtype())?;
         out.copy_(&self.with_layout(paired))?;
-        out.view_as_shape(&shape)
+        let out = out.view_as_shape(&shape)?;
+        let sizes = sizes.to_vec();
+        Ok(self.recorded_from(ShapeOp::Repeat { sizes }, out))
+    }
+
+    /// `out`, a new tensor computed from `self` alone, recorded for autograd as `op`.
+    fn recorded_from(&self, op: ShapeOp, out: Tensor) -> Tensor {
+        record(Op::Shape(op), &[Operand::Tensor(self.clone())], out)
     }
 
     /// torch's `tile(dims)`: `repeat`, with `dims` padded by leading 1s to `dim()` entries.

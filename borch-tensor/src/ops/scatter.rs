@@ -6,6 +6,7 @@
 //! indices name one element, `scatter` keeps one of the values, unspecified which (as torch
 //! documents); the adding ops add every value, in an order that may vary for floats.
 
+use crate::autograd::{Op, ShapeOp, record};
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, index_err, runtime};
 use crate::kernels::scatter::{Mode, Scatter, Values, scatter};
@@ -43,27 +44,43 @@ impl Tensor {
     /// `self[index[i][j]][j] = src[i][j]` (or the value). Where indices repeat, one of the
     /// values lands, unspecified which.
     pub fn scatter_(&self, dim: isize, index: &Tensor, src: impl Into<Operand>) -> Result<()> {
+        self.check_inplace()?;
         self.scatter_impl(dim, index, src.into(), Mode::Assign)
     }
 
     /// torch's `scatter(dim, index, src)`: `scatter_` on a copy of `self`.
     pub fn scatter(&self, dim: isize, index: &Tensor, src: impl Into<Operand>) -> Result<Tensor> {
-        let out = self.clone_contiguous()?;
-        out.scatter_(dim, index, src)?;
-        Ok(out)
+        let src = src.into();
+        let out = self.detach().clone_contiguous()?;
+        out.scatter_impl(dim, index, src.clone(), Mode::Assign)?;
+        let op = ShapeOp::Scatter {
+            dim: wrap_dim(dim, self.dim())?,
+            index: index.clone(),
+        };
+        let mut inputs = vec![Operand::Tensor(self.clone())];
+        if let Operand::Tensor(_) = &src {
+            inputs.push(src);
+        }
+        Ok(record(Op::Shape(op), &inputs, out))
     }
 
     /// torch's `scatter_add_(dim, index, src)`: for dim 0, `self[index[i][j]][j] += src[i][j]`,
     /// every repeat of an index adding.
     pub fn scatter_add_(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<()> {
+        self.check_inplace()?;
         self.scatter_impl(dim, index, Operand::Tensor(src.clone()), Mode::Add)
     }
 
     /// torch's `scatter_add(dim, index, src)`: `scatter_add_` on a copy of `self`.
     pub fn scatter_add(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<Tensor> {
-        let out = self.clone_contiguous()?;
-        out.scatter_add_(dim, index, src)?;
-        Ok(out)
+        let out = self.detach().clone_contiguous()?;
+        out.scatter_impl(dim, index, Operand::Tensor(src.clone()), Mode::Add)?;
+        let op = ShapeOp::ScatterAdd {
+            dim: wrap_dim(dim, self.dim())?,
+            index: index.clone(),
+        };
+        let inputs = [Operand::Tensor(self.clone()), Operand::Tensor(src.clone())];
+        Ok(record(Op::Shape(op), &inputs, out))
     }
 
     fn scatter_impl(&self, dim: isize, index: &Tensor, src: Operand, mode: Mode) -> Result<()> {
@@ -93,7 +110,7 @@ impl Tensor {
         }
         let (s, ix) = (at_least_1d(self)?, at_least_1d(index)?);
         let src_1d = match &src {
-            Operand::Tensor(t) => Some(at_least_1d(t)?),
+            Operand::Tensor(t) => Some(at_least_1d(&t.detach())?),
             Operand::Scalar(_) => None,
         };
         for a in 0..s.dim() {
@@ -142,6 +159,17 @@ impl Tensor {
     /// `self[index[i]] += alpha * source[i]`, every repeat of an index adding. For int64 `alpha`
     /// is truncated to an integer, as torch does.
     pub fn index_add_(
+        &self,
+        dim: isize,
+        index: &Tensor,
+        source: &Tensor,
+        alpha: f64,
+    ) -> Result<()> {
+        self.check_inplace()?;
+        self.index_add_impl(dim, index, source, alpha)
+    }
+
+    fn index_add_impl(
         &self,
         dim: isize,
         index: &Tensor,
@@ -205,7 +233,7 @@ impl Tensor {
         }
         check_no_internal_overlap(self)?;
         let s = at_least_1d(self)?;
-        let src = unaliased(&at_least_1d(source)?, self)?;
+        let src = unaliased(&at_least_1d(&source.detach())?, self)?;
         let ix = unaliased(index, self)?;
         let mut index_strides = vec![0; s.dim()];
         index_strides[d] = ix.stride().first().copied().unwrap_or(0);
@@ -234,8 +262,17 @@ impl Tensor {
         source: &Tensor,
         alpha: f64,
     ) -> Result<Tensor> {
-        let out = self.clone_contiguous()?;
-        out.index_add_(dim, index, source, alpha)?;
-        Ok(out)
+        let out = self.detach().clone_contiguous()?;
+        out.index_add_impl(dim, index, source, alpha)?;
+        let op = ShapeOp::IndexAdd {
+            dim: wrap_dim(dim, self.dim())?,
+            index: index.clone(),
+            alpha,
+        };
+        let inputs = [
+            Operand::Tensor(self.clone()),
+            Operand::Tensor(source.clone()),
+        ];
+        Ok(record(Op::Shape(op), &inputs, out))
     }
 }

@@ -6,11 +6,13 @@
 //! `topk([1, 3, 3, 2, 3, 1, 1, 3], 3)` CPU gives indices `[4, 7, 2]`, CUDA `[4, 2, 1]`); borch
 //! gives `[1, 2, 4]`, the stable order. Values always agree with torch.
 
+use crate::autograd::{Op, ShapeOp, record};
 use crate::dtype::DType;
 use crate::error::{Result, not_impl, runtime};
 use crate::kernels::sort::sort_rows;
 use crate::layout::wrap_dim;
 use crate::ops::creation::zeros;
+use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -23,7 +25,8 @@ impl Tensor {
         if self.dim() == 0 {
             return Ok((self.clone_contiguous()?, zeros(&[], DType::Int64)?));
         }
-        sort_rows(&self.contiguous()?, d, self.shape()[d], descending)
+        let sorted = sort_rows(&self.detach().contiguous()?, d, self.shape()[d], descending)?;
+        Ok(self.taken_along(d, sorted))
     }
 
     /// torch's `argsort(dim, descending, stable)`: the indices of `sort`.
@@ -53,6 +56,19 @@ impl Tensor {
         if self.dim() == 0 {
             return Ok((self.clone_contiguous()?, zeros(&[], DType::Int64)?));
         }
-        sort_rows(&self.contiguous()?, d, k, largest)
+        let picked = sort_rows(&self.detach().contiguous()?, d, k, largest)?;
+        Ok(self.taken_along(d, picked))
+    }
+
+    /// `(values, indices)` picked from `self` along `dim`, with the values recorded for
+    /// autograd.
+    fn taken_along(&self, dim: usize, (values, indices): (Tensor, Tensor)) -> (Tensor, Tensor) {
+        let op = ShapeOp::TakeAlong {
+            dim,
+            indices: indices.clone(),
+            keepdim: true,
+        };
+        let values = record(Op::Shape(op), &[Operand::Tensor(self.clone())], values);
+        (values, indices)
     }
 }

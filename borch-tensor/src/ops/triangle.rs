@@ -1,7 +1,9 @@
 //! `tril` and `triu`: the lower or upper triangle of the last two dims, the rest zeroed.
 
+use crate::autograd::{Op, ShapeOp, record};
 use crate::error::{Result, runtime};
 use crate::kernels::tri::tri;
+use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
 impl Tensor {
@@ -22,6 +24,12 @@ impl Tensor {
                 "{name}: input tensor must have at least 2 dimensions"
             ));
         }
-        tri(&self.contiguous()?, diagonal, lower)
+        let out = tri(&self.detach().contiguous()?, diagonal, lower)?;
+        let op = if lower {
+            ShapeOp::Tril { diagonal }
+        } else {
+            ShapeOp::Triu { diagonal }
+        };
+        Ok(record(Op::Shape(op), &[Operand::Tensor(self.clone())], out))
     }
 }

@@ -1,0 +1,38 @@
+//! torch's `nn.functional`: every layer's computation as a free function. The modules call
+//! these, so each is defined once.
+
+mod activation;
+mod cross_entropy;
+mod dropout;
+mod linear;
+mod loss;
+mod normalization;
+mod pointwise;
+mod sparse;
+
+pub use activation::{
+    SELU_ALPHA, SELU_SCALE, elu, gelu, hardswish, hardtanh, implicit_softmax_dim, leaky_relu,
+    log_softmax, mish, relu, relu6, selu, sigmoid, silu, softmax, softplus, tanh,
+};
+pub use cross_entropy::{cross_entropy, nll_loss};
+pub use dropout::dropout;
+pub use linear::{bilinear, linear};
+pub use loss::{
+    binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, mse_loss,
+    smooth_l1_loss,
+};
+pub use normalization::{layer_norm, rms_norm};
+pub use sparse::embedding;
+pub(crate) use sparse::padding_index;
+
+/// torch's `F.one_hot(tensor, num_classes)` (`Tensor::one_hot`; `one_hot_infer` reads the
+/// classes back when torch's `num_classes=-1` is wanted).
+pub fn one_hot(
+    tensor: &borch_tensor::Tensor,
+    num_classes: usize,
+) -> borch_tensor::Result<borch_tensor::Tensor> {
+    tensor.one_hot(num_classes)
+}
+
+/// The `reduction=` argument of the losses.
+pub use crate::reduction::Reduction;

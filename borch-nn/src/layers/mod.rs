@@ -1,0 +1,44 @@
+//! The layers of torch.nn, each a struct implementing `Module` over `nn::functional`.
+
+mod activation;
+mod container;
+mod dropout;
+mod embedding;
+mod linear;
+mod loss;
+mod normalization;
+mod reshape;
+
+pub use activation::{
+    ELU, GELU, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU, ReLU6, SELU, SiLU, Sigmoid,
+    Softmax, Softplus, Tanh,
+};
+pub use container::{ModuleDict, ModuleList, Sequential};
+pub use dropout::Dropout;
+pub use embedding::Embedding;
+pub use linear::{Bilinear, Identity, Linear};
+pub use loss::{
+    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
+    SmoothL1Loss,
+};
+pub use normalization::{LayerNorm, RMSNorm};
+pub use reshape::{Flatten, Unflatten};
+
+use borch_tensor::{DType, Result, Tensor, empty, keep_alive};
+
+/// A new parameter: an uninitialised float32 leaf that requires grad (the caller initialises
+/// it, as torch's `Parameter(torch.empty(...))` followed by `reset_parameters`), kept alive so
+/// that no memory scope releases it.
+pub(crate) fn parameter(shape: &[usize]) -> Result<Tensor> {
+    let t = keep_alive(&empty(shape, DType::Float32)?);
+    t.set_requires_grad(true)?;
+    Ok(t)
+}
+
+/// `[(name, tensor)]` for the parameters that are present.
+pub(crate) fn present(items: &[(&str, Option<&Tensor>)]) -> Vec<(String, Tensor)> {
+    items
+        .iter()
+        .filter_map(|(n, t)| t.map(|t| (n.to_string(), t.clone())))
+        .collect()
+}
