@@ -41,7 +41,14 @@ pub fn loss_curve(
     chart
         .configure_mesh()
         .x_desc("epoch")
-        .x_label_formatter(&|x| format!("{x:.0}"))
+        .x_label_formatter(&|x| {
+            if x.fract() == 0.0 {
+                format!("{x:.0}")
+            } else {
+                format!("{x:.1}")
+            }
+        })
+        .light_line_style(TRANSPARENT)
         .y_desc("cross-entropy loss (log scale)")
         .y_label_formatter(&|y| format!("{y:.3}"))
         .axis_desc_style(("sans-serif", 16))
