@@ -62,7 +62,7 @@ fn mlp_training_step_cost() {
             // No GEMM for the grad of x (it requires none); weights' grads come out of addmm's
             // backward in the weights' own layout (torch's mm_mat2_backward), so no copies.
             backward: 22,
-            step: 6, // one fused Adam kernel per parameter (grads already contiguous)
+            step: 6,    // one fused Adam kernel per parameter (grads already contiguous)
             submits: 1, // the loss readback, which reads the index-error flag in the same submit
         }
     );
