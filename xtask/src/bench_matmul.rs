@@ -60,6 +60,7 @@ struct Options {
     sizes: Vec<usize>,
     batched: Vec<[usize; 4]>,
     tiles: bool,
+    naive: bool,
     reps: usize,
     extra_tiles: Vec<MatmulTile>,
     seconds: f64,
@@ -74,6 +75,7 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
         },
         batched: vec![[32, 256, 256, 256]],
         tiles: false,
+        naive: true,
         reps: 3,
         extra_tiles: Vec::new(),
         seconds: if software { 1.0 } else { 0.3 },
@@ -100,6 +102,7 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
                     .collect::<Result<_, _>>()?;
             }
             "--tiles" => o.tiles = true,
+            "--no-naive" => o.naive = false,
             "--tile" => {
                 // threads_x x threads_y x rows x cols x bk (bk 0: a register strip)
                 for spec in value()?.split(',') {
@@ -228,7 +231,8 @@ fn bytes(v: &[f32]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), std::mem::size_of_val(v)) }
 }
 
-/// Largest |borch - naive| relative to max(1, |naive|).
+/// Largest |borch - naive| relative to max(1, |naive|); the run fails above
+/// 1e-3 * max(1, sqrt(K / 1024)).
 fn max_rel_diff(x: &[f32], y: &[f32]) -> f64 {
     x.iter()
         .zip(y)
@@ -277,10 +281,14 @@ pub fn run(args: &[&str]) -> Result<(), String> {
                 a.bmm_with_tile(&b, tile)
             }
         };
-        let naive = Naive::new(&device, &av, &bv, shape)?;
-        naive.warm_up(&device)?;
-        let naive_s = time(&device, o.seconds, o.reps, || naive.run(&device))?;
-        let want = naive.read(&device, batch * m * n)?;
+        let (naive_s, want) = if o.naive {
+            let naive = Naive::new(&device, &av, &bv, shape)?;
+            naive.warm_up(&device)?;
+            let s = time(&device, o.seconds, o.reps, || naive.run(&device))?;
+            (Some(s), Some(naive.read(&device, batch * m * n)?))
+        } else {
+            (None, None)
+        };
         let mut tiles: Vec<Option<MatmulTile>> = vec![None];
         if o.tiles {
             let sweep: &[MatmulTile] = if info.is_software {
@@ -311,7 +319,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
             let got = first_out
                 .to_vec_blocking::<f32>()
                 .map_err(|e| e.to_string())?;
-            let diff = max_rel_diff(&got, &want);
+            let diff = want.as_ref().map_or(0.0, |w| max_rel_diff(&got, w));
             worst = worst.max(diff);
             if let Some(t) = tile {
                 println!(
@@ -325,11 +333,17 @@ pub fn run(args: &[&str]) -> Result<(), String> {
                 borch_first_ms = first_ms;
             }
         }
-        let ok = worst <= 1e-3;
+        // f32 sums of K products differ by rounding order; the error grows like sqrt(K).
+        let tolerance = 1e-3 * (k as f64 / 1024.0).sqrt().max(1.0);
+        let ok = worst <= tolerance;
         failed |= !ok;
-        let (borch, naive_g) = (flops / borch_s / 1e9, flops / naive_s / 1e9);
+        let borch = flops / borch_s / 1e9;
+        let naive_g = naive_s.map(|s| flops / s / 1e9);
+        let naive_text = naive_g.map_or("naive not run".to_string(), |g| {
+            format!("naive {g:.1} GFLOP/s")
+        });
         println!(
-            "matmul {}: borch {borch:.1} GFLOP/s, naive {naive_g:.1} GFLOP/s{} [{adapter}]",
+            "matmul {}: borch {borch:.1} GFLOP/s, {naive_text}{} [{adapter}]",
             shape_name(shape),
             if ok {
                 String::new()
@@ -344,7 +358,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
             "naive_gflops": naive_g,
             "borch_ms": borch_s * 1e3,
             "borch_first_call_ms": borch_first_ms,
-            "naive_ms": naive_s * 1e3,
+            "naive_ms": naive_s.map(|s| s * 1e3),
             "max_rel_diff": worst,
             "tile": borch_tensor::ops::matmul::default_tile(&device, batch, m, k, n).to_string(),
             "sweep": sweep,

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   cargo xtask demo [--epochs N] [--lr LR] [--batch-size B] [--seed S]
   cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
-[--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R]
+[--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R] [--no-naive]
   cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]";
 
 fn main() -> ExitCode {
