@@ -151,3 +151,32 @@ fn bad_calls_raise_type_errors_in_pythons_words() {
         "'Tensor' object has no attribute 'foo_bar'"
     );
 }
+
+#[test]
+fn varargs_sizes_are_taken_as_one_list_like_torch() {
+    let x = Value::Tensor(t(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[6]));
+    let viewed = api::call(
+        "view",
+        true,
+        vec![x.clone(), Value::Int(2), Value::Int(3)],
+        vec![],
+    );
+    assert_eq!(tensor_of(viewed.unwrap()).shape(), &[2, 3]);
+    let listed = api::call(
+        "view",
+        true,
+        vec![x, Value::List(vec![Value::Int(3), Value::Int(-1)])],
+        vec![],
+    );
+    assert_eq!(tensor_of(listed.unwrap()).shape(), &[3, 2]);
+    let zeros = api::call("zeros", false, vec![Value::Int(2), Value::Int(3)], vec![]);
+    assert_eq!(tensor_of(zeros.unwrap()).shape(), &[2, 3]);
+    let y = Value::Tensor(t(&[1.0, 2.0, 3.0, 4.0], &[2, 2]));
+    let rolled = api::call("roll", true, vec![y, Value::Int(1), Value::Int(0)], vec![]);
+    let rolled = tensor_of(rolled.unwrap()).to_vec_blocking::<f32>().unwrap();
+    assert_eq!(
+        rolled,
+        vec![3.0, 4.0, 1.0, 2.0],
+        "roll(1, 0) is shifts=1, dims=0, not varargs"
+    );
+}

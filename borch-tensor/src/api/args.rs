@@ -23,7 +23,25 @@ const SELF: Param = Param {
     name: "self",
     kind: Kind::Tensor,
     default: Default::Required,
+    varargs: false,
 };
+
+/// Python's `*size`: a run of two or more ints at a varargs parameter becomes one list.
+fn gather_varargs(params: &[Param], mut positional: Vec<Value>) -> Vec<Value> {
+    let Some(k) = params.iter().position(|p| p.varargs) else {
+        return positional;
+    };
+    let run = positional
+        .iter()
+        .skip(k)
+        .take_while(|v| matches!(v, Value::Int(_)))
+        .count();
+    if run >= 2 {
+        let list: Vec<Value> = positional.drain(k..k + run).collect();
+        positional.insert(k, Value::List(list));
+    }
+    positional
+}
 
 /// Match `positional` and `keywords` to `entry`'s parameters (for a method, `positional[0]` is
 /// `self`). A `None` where the default is not `None` takes the default, so a binding may pass
@@ -34,6 +52,7 @@ pub fn bind<'a>(
     keywords: Vec<(String, Value)>,
 ) -> Result<Args<'a>> {
     let params = all_params(entry);
+    let positional = gather_varargs(&params, positional);
     let name = entry.name;
     if positional.len() > params.len() {
         return type_err(format!(

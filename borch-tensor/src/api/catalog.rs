@@ -62,12 +62,14 @@ fn from_table() -> Vec<Entry> {
                     name: "other",
                     kind: Kind::Operand,
                     default: super::signature::Default::Required,
+                    varargs: false,
                 });
             }
             params.extend(op.params.iter().map(|&(name, d)| Param {
                 name,
                 kind: Kind::Float,
                 default: super::signature::Default::Float(d),
+                varargs: false,
             }));
             Entry {
                 name: op.name,
@@ -215,14 +217,14 @@ fn listed() -> Vec<Entry> {
         entry(Both, "addmm", "mat1: Tensor, mat2: Tensor, beta: Float = 1, alpha: Float = 1", T,
             |a| ok(a.tensor(0)?.addmm(&a.tensor(1)?, &a.tensor(2)?, a.f64(3)?, a.f64(4)?))),
         // views
-        entry(Method, "view", "shape: Ints", T, |a| ok(a.tensor(0)?.view(&a.ints(1)?))),
-        entry(Both, "reshape", "shape: Ints", T, |a| ok(a.tensor(0)?.reshape(&a.ints(1)?))),
-        entry(Both, "permute", "dims: Ints", T, |a| ok(a.tensor(0)?.permute(&a.ints(1)?))),
+        entry(Method, "view", "*shape: Ints", T, |a| ok(a.tensor(0)?.view(&a.ints(1)?))),
+        entry(Both, "reshape", "*shape: Ints", T, |a| ok(a.tensor(0)?.reshape(&a.ints(1)?))),
+        entry(Both, "permute", "*dims: Ints", T, |a| ok(a.tensor(0)?.permute(&a.ints(1)?))),
         entry(Both, "transpose", "dim0: Int, dim1: Int", T,
             |a| ok(a.tensor(0)?.transpose(a.int(1)?, a.int(2)?))),
         entry(Both, "t", "", T, |a| ok(a.tensor(0)?.t())),
         entry(Method, "mT", "", T, |a| ok(a.tensor(0)?.mt())),
-        entry(Method, "expand", "sizes: Ints", T, |a| ok(a.tensor(0)?.expand(&a.ints(1)?))),
+        entry(Method, "expand", "*sizes: Ints", T, |a| ok(a.tensor(0)?.expand(&a.ints(1)?))),
         entry(Method, "expand_as", "other: Tensor", T, |a| ok(a.tensor(0)?.expand_as(&a.tensor(1)?))),
         entry(Both, "broadcast_to", "size: Ints", T, |a| ok(a.tensor(0)?.broadcast_to(&a.sizes(1)?))),
         entry(Both, "squeeze", "dim: Dims = None", T, |a| match a.dims(1)? {
@@ -245,7 +247,7 @@ fn listed() -> Vec<Entry> {
             let dims = a.dims(2)?.unwrap_or_default();
             ok(a.tensor(0)?.roll(&a.ints(1)?, &dims))
         }),
-        entry(Method, "repeat", "repeats: Ints", T, |a| ok(a.tensor(0)?.repeat(&a.sizes(1)?))),
+        entry(Method, "repeat", "*repeats: Ints", T, |a| ok(a.tensor(0)?.repeat(&a.sizes(1)?))),
         entry(Both, "tile", "dims: Ints", T, |a| ok(a.tensor(0)?.tile(&a.sizes(1)?))),
         entry(Func, "cat", "tensors: Tensors, dim: Int = 0", T, |a| ok(join::cat(&a.tensors(0)?, a.int(1)?))),
         entry(Func, "stack", "tensors: Tensors, dim: Int = 0", T, |a| ok(join::stack(&a.tensors(0)?, a.int(1)?))),
@@ -279,11 +281,11 @@ fn listed() -> Vec<Entry> {
         entry(Both, "topk", "k: Int, dim: Int = -1, largest: Bool = True, sorted: Bool = True", Pair,
             |a| ok(a.tensor(0)?.topk(a.usize(1)?, a.int(2)?, a.bool(3)?, a.bool(4)?))),
         // creation
-        entry(Func, "zeros", "size: Ints, dtype: DType = None", T,
+        entry(Func, "zeros", "*size: Ints, dtype: DType = None", T,
             |a| ok(creation::zeros(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
-        entry(Func, "ones", "size: Ints, dtype: DType = None", T,
+        entry(Func, "ones", "*size: Ints, dtype: DType = None", T,
             |a| ok(creation::ones(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
-        entry(Func, "empty", "size: Ints, dtype: DType = None", T,
+        entry(Func, "empty", "*size: Ints, dtype: DType = None", T,
             |a| ok(creation::empty(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
         entry(Func, "full", "size: Ints, fill_value: Scalar, dtype: DType = None", T,
             |a| ok(creation::full(&a.sizes(0)?, a.scalar(1)?, a.dtype(2)?))),
@@ -302,8 +304,8 @@ fn listed() -> Vec<Entry> {
         entry(Func, "empty_like", "input: Tensor", T, |a| ok(a.tensor(0)?.empty_like())),
         entry(Func, "full_like", "input: Tensor, fill_value: Scalar", T,
             |a| ok(a.tensor(0)?.full_like(a.scalar(1)?))),
-        entry(Func, "rand", "size: Ints", T, |a| ok(random::rand(&a.sizes(0)?, None))),
-        entry(Func, "randn", "size: Ints", T, |a| ok(random::randn(&a.sizes(0)?, None))),
+        entry(Func, "rand", "*size: Ints", T, |a| ok(random::rand(&a.sizes(0)?, None))),
+        entry(Func, "randn", "*size: Ints", T, |a| ok(random::randn(&a.sizes(0)?, None))),
         entry(Func, "randint", "low: Int, high: Int, size: Ints", T,
             |a| ok(random::randint(a.i64(0)?, a.i64(1)?, &a.sizes(2)?, None))),
         entry(Func, "randperm", "n: Int", T, |a| ok(random::randperm(a.usize(0)?, None))),

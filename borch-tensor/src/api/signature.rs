@@ -57,6 +57,8 @@ pub struct Param {
     pub name: &'static str,
     pub kind: Kind,
     pub default: Default,
+    /// Python's `*size`: a run of ints given one by one is taken as the list (`view(2, 3)`).
+    pub varargs: bool,
 }
 
 /// What an op returns.
@@ -128,7 +130,8 @@ impl std::fmt::Debug for Entry {
     }
 }
 
-/// Parameters written as Python writes a signature: `"dim: Dims = None, keepdim: Bool = False"`.
+/// Parameters written as Python writes a signature: `"dim: Dims = None, keepdim: Bool = False"`,
+/// `"*size: Ints"` for varargs.
 /// A malformed string is a bug in the catalog, caught by its tests.
 pub fn parse_params(text: &str) -> Vec<Param> {
     text.split(',')
@@ -140,10 +143,12 @@ pub fn parse_params(text: &str) -> Vec<Param> {
                 None => (p, Default::Required),
             };
             let (name, kind) = head.split_once(':').expect("parameter without a kind");
+            let name = name.trim();
             Param {
-                name: leak(name.trim()),
+                name: leak(name.trim_start_matches('*')),
                 kind: parse_kind(kind.trim()),
                 default,
+                varargs: name.starts_with('*'),
             }
         })
         .collect()
