@@ -49,6 +49,33 @@ impl AdapterInfo {
         }
     }
 
+    /// A browser's adapter, from its `GPUAdapterInfo` strings (wgpu's WebGPU backend passes only
+    /// the description through). Judged software when the browser reports a fallback adapter or
+    /// a name is a software rasteriser's (Chromium's WebGPU without a GPU is SwiftShader).
+    pub fn from_browser(
+        vendor: &str,
+        architecture: &str,
+        device: &str,
+        description: &str,
+        is_fallback: bool,
+    ) -> Self {
+        let or_unknown = |s: &str| if s.is_empty() { "unknown" } else { s }.to_string();
+        let lower = format!("{vendor} {architecture} {device} {description}").to_lowercase();
+        AdapterInfo {
+            vendor: or_unknown(vendor),
+            architecture: or_unknown(architecture),
+            device: [device, description]
+                .into_iter()
+                .find(|s| !s.is_empty())
+                .unwrap_or("")
+                .to_string(),
+            backend: format!("{:?}", wgpu::Backend::BrowserWebGpu),
+            driver: description.to_string(),
+            device_type: if is_fallback { "Cpu" } else { "Other" }.to_string(),
+            is_software: is_fallback || SOFTWARE_NAMES.iter().any(|n| lower.contains(n)),
+        }
+    }
+
     /// `vendor / architecture (backend)`, the form report lines end with.
     pub fn short(&self) -> String {
         let soft = if self.is_software { ", software" } else { "" };
@@ -114,5 +141,26 @@ pub(crate) fn backends_from(options: &DeviceOptions) -> wgpu::Backends {
     match options.backend.as_deref().or(env.as_deref()) {
         Some(list) if !list.is_empty() => wgpu::Backends::from_comma_list(list),
         _ => wgpu::Backends::all(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AdapterInfo;
+
+    #[test]
+    fn browser_adapters_are_judged_by_name_and_fallback_flag() {
+        let swiftshader = AdapterInfo::from_browser("google", "swiftshader", "", "", false);
+        assert!(swiftshader.is_software);
+        assert_eq!(
+            swiftshader.short(),
+            "google / swiftshader (BrowserWebGpu, software)"
+        );
+        let fallback = AdapterInfo::from_browser("", "", "", "", true);
+        assert!(fallback.is_software);
+        assert_eq!(fallback.vendor, "unknown");
+        let gpu = AdapterInfo::from_browser("nvidia", "hopper", "", "NVIDIA H200", false);
+        assert!(!gpu.is_software);
+        assert_eq!(gpu.device, "NVIDIA H200");
     }
 }
