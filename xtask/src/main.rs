@@ -3,6 +3,7 @@
 mod bench_matmul;
 mod bench_train_mlp;
 mod demo;
+mod js_api;
 
 use std::process::ExitCode;
 
