@@ -5,8 +5,10 @@ mod convert;
 mod device;
 mod errors;
 mod panic;
+mod selftest;
 mod tensor;
 
 pub use device::{dispatches, empty_cache, init, manual_seed, memory, pooled, probe, submits};
 pub use errors::{IntoJs, JsResult, error_classes, kind_name, to_js, type_error};
+pub use selftest::self_test;
 pub use tensor::{JsTensor, tensor};
