@@ -10,5 +10,5 @@ mod tensor;
 
 pub use device::{dispatches, empty_cache, init, manual_seed, memory, pooled, probe, submits};
 pub use errors::{IntoJs, JsResult, error_classes, kind_name, to_js, type_error};
-pub use selftest::self_test;
+pub use selftest::{kernel_sources, self_test};
 pub use tensor::{JsTensor, tensor};

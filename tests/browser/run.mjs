@@ -204,9 +204,15 @@ async function runPage(browser, base, page, index, total) {
     say(msg.type() === 'log' || msg.type() === 'info' ? text : `${msg.type()}: ${text}`);
     if (text.startsWith('borch panicked')) problems.push(`wasm panic: ${text}`);
   });
+  // An uncaught error fails the page at once (a module that fails to load never reports).
+  let stopOnError;
+  const uncaught = new Promise((ok) => {
+    stopOnError = () => ok({ ok: false, summary: 'stopped at the first uncaught error' });
+  });
   tab.on('pageerror', (e) => {
     say(`uncaught: ${e.stack ?? e}`);
     problems.push(`uncaught exception: ${e.message ?? e}`);
+    stopOnError();
   });
   tab.on('crash', () => problems.push('the page crashed'));
   tab.on('request', (req) => {
@@ -230,7 +236,7 @@ async function runPage(browser, base, page, index, total) {
       .then(() => tab.evaluate(() => Promise.resolve(window.__borchDone)));
     const timer = sleep(timeoutS * 1000).then(() => ({ ok: false, summary: `timed out after ${timeoutS} s` }));
     const crashed = new Promise((ok) => tab.once('crash', () => ok({ ok: false, summary: 'the page crashed' })));
-    result = await Promise.race([done, timer, crashed]);
+    result = await Promise.race([done, timer, crashed, uncaught]);
     if (result === null || typeof result !== 'object') result = { ok: false, summary: `__borchDone is ${JSON.stringify(result)}` };
   } catch (e) {
     result = { ok: false, summary: `${e.message ?? e}` };
