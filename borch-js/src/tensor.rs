@@ -17,6 +17,7 @@ pub struct JsTensor(#[wasm_bindgen(skip)] pub Tensor);
 
 impl From<Tensor> for JsTensor {
     fn from(t: Tensor) -> JsTensor {
+        crate::handles::register(&t);
         JsTensor(t)
     }
 }

@@ -1,6 +1,7 @@
 //! borch's tensors: torch's semantics (layouts and views, broadcasting, type promotion, error
 //! wording) over WGSL kernels that run natively through wgpu and in browsers.
 
+pub mod api;
 pub mod autograd;
 mod dtype;
 mod error;

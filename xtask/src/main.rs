@@ -1,13 +1,16 @@
 //! borch's developer tasks: `cargo xtask <task> ...` (the alias is in .cargo/config.toml).
 
+mod audit;
 mod bench_matmul;
 mod bench_train_mlp;
 mod build_js;
 mod demo;
+mod js_api;
 
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
+  cargo xtask audit
   cargo xtask demo [--epochs N] [--lr LR] [--batch-size B] [--seed S]
   cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
 [--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R] [--no-naive]
@@ -22,6 +25,7 @@ fn main() -> ExitCode {
         .collect::<Vec<_>>()
         .as_slice()
     {
+        ["audit", rest @ ..] => audit::run(rest),
         ["demo", rest @ ..] => demo::run(rest),
         ["bench", "matmul", rest @ ..] => bench_matmul::run(rest),
         ["bench", "train-mlp", rest @ ..] => bench_train_mlp::run(rest),

@@ -111,6 +111,7 @@ fn write_package_json(pkg: &Path) -> Result<(), String> {
         "files": [
             "index.js",
             "index.d.ts",
+            "signatures.json",
             format!("{OUT_NAME}.js"),
             format!("{OUT_NAME}.d.ts"),
             format!("{OUT_NAME}_bg.wasm"),

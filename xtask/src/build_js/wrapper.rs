@@ -1,16 +1,21 @@
 //! The package's public surface: `index.js` over wasm-bindgen's glue and `index.d.ts` with its
-//! types. Hand-written for now (the device functions and `tensor`); the tensor methods are to be
-//! generated from the core's op catalog here, behind the same `write`.
+//! types. The hand-written part loads the wasm once and refuses calls before `init()`; every
+//! tensor op (method and function) is generated from the core's op catalog by `js_api`.
 
 use std::fs;
 use std::path::Path;
 
+use crate::js_api;
+
 /// Write `index.js` and `index.d.ts` into `pkg_dir`, which holds wasm-bindgen's output.
 pub fn write(pkg_dir: &Path) -> Result<(), String> {
     let errors = errors_snippet(pkg_dir)?;
-    let js = INDEX_JS.replace("{errors_snippet}", &errors);
+    let js = INDEX_JS.replace("{errors_snippet}", &errors) + &js_api::forwarding_js();
     write_file(&pkg_dir.join("index.js"), &js)?;
-    write_file(&pkg_dir.join("index.d.ts"), INDEX_D_TS)
+    let dts = INDEX_D_TS.replace("  {tensor_methods}\n", &js_api::method_declarations())
+        + &js_api::function_declarations();
+    write_file(&pkg_dir.join("index.d.ts"), &dts)?;
+    write_file(&pkg_dir.join("signatures.json"), &js_api::signatures_json())
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), String> {
@@ -120,6 +125,31 @@ export function submits() {
   ready('submits');
   return wasm.submits();
 }
+
+export const Scope = wasm.Scope;
+
+/** Run `callback(scope)` in a memory scope; tensors made inside are released when it settles. */
+export function scope(callback) {
+  ready('scope');
+  return wasm.scope(callback);
+}
+
+export function keepAlive(t) {
+  return wasm.keepAlive(t);
+}
+
+export function noGrad(fn) {
+  ready('noGrad');
+  return wasm.noGrad(fn);
+}
+
+const callMethod = (name, self, args) => wasm.callMethod(name, self, args);
+
+function callFunction(name, args) {
+  ready(name);
+  return wasm.callFunction(name, args);
+}
+
 "#;
 
 const INDEX_D_TS: &str = r#"// borch-ts: borch (a PyTorch-shaped deep-learning library on WebGPU) for JavaScript.
@@ -227,7 +257,29 @@ export declare class Tensor {
   /** Release this handle now (the storage goes when its last handle does). */
   free(): void;
   [Symbol.dispose](): void;
+  requiresGrad: boolean;
+  /** The accumulated gradient; `undefined` before any backward. */
+  readonly grad: Tensor | undefined;
+  readonly isLeaf: boolean;
+  /** torch's `backward(gradient=None, retain_graph=False)`. */
+  backward(gradient?: Tensor, retainGraph?: boolean): void;
+  {tensor_methods}
 }
+
+/** The scope a `scope()` callback receives. */
+export declare class Scope {
+  private constructor();
+  /** Hand `t` to the enclosing scope (or out of scoping at top level); returns `t`. */
+  keep(t: Tensor): Tensor;
+}
+
+/** Run `callback` in a memory scope: every tensor made inside is released when it settles,
+ * except those kept with `s.keep(t)` or `keepAlive(t)`. Resolves to the callback's result. */
+export declare function scope<T>(callback: (s: Scope) => T | Promise<T>): Promise<T>;
+/** Exempt `t` from every scope (parameters, optimizer state); returns `t`. */
+export declare function keepAlive(t: Tensor): Tensor;
+/** torch's `no_grad()`: run `fn` synchronously with gradient recording off. */
+export declare function noGrad<T>(fn: () => T): T;
 
 /** Open the default WebGPU device (later calls return the first); resolves to its adapter. */
 export declare function init(options?: InitOptions): Promise<AdapterFound>;

@@ -1,0 +1,43 @@
+//! Autograd on `Tensor`: `requiresGrad`, `grad`, `isLeaf`, `backward()`, and `noGrad(fn)`.
+
+use borch_tensor::Tensor;
+use wasm_bindgen::prelude::*;
+
+use crate::errors::{IntoJs, JsResult};
+use crate::tensor::JsTensor;
+
+#[wasm_bindgen(js_class = Tensor)]
+impl JsTensor {
+    #[wasm_bindgen(getter = requiresGrad)]
+    pub fn requires_grad(&self) -> bool {
+        self.0.requires_grad()
+    }
+
+    #[wasm_bindgen(setter = requiresGrad)]
+    pub fn set_requires_grad(&self, flag: bool) -> JsResult<()> {
+        self.0.set_requires_grad(flag).map(|_| ()).js()
+    }
+
+    /// The accumulated gradient, or `undefined` before any backward.
+    #[wasm_bindgen(getter)]
+    pub fn grad(&self) -> Option<JsTensor> {
+        self.0.grad().map(JsTensor::from)
+    }
+
+    #[wasm_bindgen(getter = isLeaf)]
+    pub fn is_leaf(&self) -> bool {
+        self.0.is_leaf()
+    }
+
+    /// torch's `backward(gradient=None, retain_graph=False)`.
+    pub fn backward(&self, gradient: Option<JsTensor>, retain_graph: Option<bool>) -> JsResult<()> {
+        let gradient: Option<&Tensor> = gradient.as_ref().map(|g| &g.0);
+        borch_autograd::backward(&self.0, gradient, retain_graph.unwrap_or(false)).js()
+    }
+}
+
+/// torch's `no_grad()`: run `f` synchronously with gradient recording off, returning its result.
+#[wasm_bindgen(js_name = noGrad)]
+pub fn no_grad(f: &js_sys::Function) -> JsResult<JsValue> {
+    borch_autograd::no_grad(|| f.call0(&JsValue::UNDEFINED))
+}

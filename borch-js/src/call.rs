@@ -1,0 +1,138 @@
+//! Calls into the core's op catalog from the generated JavaScript methods: arguments become core
+//! values (a trailing plain object holds keyword arguments), results come back as JavaScript.
+
+use borch_tensor::api::{self, Value};
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::device::js_type;
+use crate::errors::{JsResult, to_js, type_error};
+use crate::handles::{self, ID_PROPERTY};
+use crate::tensor::JsTensor;
+
+/// `tensor.name(...args)` for the catalog entry `name` (torch's spelling).
+#[wasm_bindgen(js_name = callMethod)]
+pub fn call_method(name: &str, this: &JsTensor, args: Array) -> JsResult<JsValue> {
+    let (mut positional, keywords) = arguments(&args)?;
+    positional.insert(0, Value::Tensor(this.0.clone()));
+    result(api::call(name, true, positional, keywords).map_err(to_js)?)
+}
+
+/// `name(...args)`, the catalog's function form.
+#[wasm_bindgen(js_name = callFunction)]
+pub fn call_function(name: &str, args: Array) -> JsResult<JsValue> {
+    let (positional, keywords) = arguments(&args)?;
+    result(api::call(name, false, positional, keywords).map_err(to_js)?)
+}
+
+type Arguments = (Vec<Value>, Vec<(String, Value)>);
+
+/// Positional values, and keyword values from a trailing plain object (camelCase keys).
+fn arguments(args: &Array) -> JsResult<Arguments> {
+    let mut items: Vec<JsValue> = args.iter().collect();
+    let mut keywords = Vec::new();
+    if let Some(last) = items.last()
+        && is_options(last)
+    {
+        let options = items.pop().unwrap_or_default();
+        for pair in Object::entries(options.unchecked_ref()).iter() {
+            let pair: Array = pair.unchecked_into();
+            let key = pair.get(0).as_string().unwrap_or_default();
+            keywords.push((snake(&key), value(&pair.get(1))?));
+        }
+    }
+    let positional = items.iter().map(value).collect::<JsResult<Vec<Value>>>()?;
+    Ok((positional, keywords))
+}
+
+/// A plain object (`{ dim: 1 }`), which no positional parameter accepts.
+fn is_options(v: &JsValue) -> bool {
+    v.is_object() && !Array::is_array(v) && tensor_id(v).is_none() && {
+        let proto: JsValue = Object::get_prototype_of(v).into();
+        proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new()))
+    }
+}
+
+fn tensor_id(v: &JsValue) -> Option<f64> {
+    if !v.is_object() {
+        return None;
+    }
+    Reflect::get(v, &JsValue::from_str(ID_PROPERTY))
+        .ok()
+        .and_then(|id| id.as_f64())
+}
+
+/// A JavaScript argument as a core value. A number is an int when it is integral (JavaScript
+/// has one number type; torch's int-versus-float rules see it as an int).
+pub fn value(v: &JsValue) -> JsResult<Value> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Value::None);
+    }
+    if let Some(b) = v.as_bool() {
+        return Ok(Value::Bool(b));
+    }
+    if let Some(x) = v.as_f64() {
+        let integral = x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15;
+        return Ok(if integral {
+            Value::Int(x as i64)
+        } else {
+            Value::Float(x)
+        });
+    }
+    if v.is_bigint() {
+        return i64::try_from(v.clone())
+            .map(Value::Int)
+            .map_err(|_| type_error("a bigint argument does not fit in 64 bits"));
+    }
+    if let Some(s) = v.as_string() {
+        return Ok(Value::Str(s));
+    }
+    if Array::is_array(v) {
+        let array: &Array = v.unchecked_ref();
+        return array
+            .iter()
+            .map(|x| value(&x))
+            .collect::<JsResult<Vec<_>>>()
+            .map(Value::List);
+    }
+    if let Some(id) = tensor_id(v) {
+        return handles::lookup(id as u64)
+            .map(Value::Tensor)
+            .ok_or_else(|| type_error("this Tensor has been freed (free() was called on it)"));
+    }
+    Err(type_error(format!(
+        "expected a Tensor, number, boolean, string or array, not {}",
+        js_type(v)
+    )))
+}
+
+/// A core result as JavaScript: tensors as `Tensor` objects, lists as arrays.
+pub fn result(v: Value) -> JsResult<JsValue> {
+    Ok(match v {
+        Value::None => JsValue::UNDEFINED,
+        Value::Bool(b) => JsValue::from_bool(b),
+        Value::Int(i) => JsValue::from_f64(i as f64),
+        Value::Float(x) => JsValue::from_f64(x),
+        Value::Str(s) => JsValue::from_str(&s),
+        Value::Tensor(t) => JsTensor::from(t).into(),
+        Value::List(items) => items
+            .into_iter()
+            .map(result)
+            .collect::<JsResult<Array>>()?
+            .into(),
+    })
+}
+
+/// `roundingMode` → `rounding_mode`; snake_case keys pass unchanged.
+fn snake(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,277 @@
+//! Bound arguments: positional and keyword values matched to a signature, with torch's defaults
+//! filled in, and typed accessors that fail with torch's and Python's wording.
+
+use crate::dtype::DType;
+use crate::error::{BorchError, Result};
+use crate::scalar::{Operand, Scalar};
+use crate::tensor::Tensor;
+
+use super::signature::{Default, Entry, Kind, Param};
+use super::value::Value;
+
+/// An op's arguments after binding; index 0 is `self` for methods.
+pub struct Args<'a> {
+    entry: &'a Entry,
+    values: Vec<Value>,
+}
+
+fn type_err<T>(msg: String) -> Result<T> {
+    Err(BorchError::Type(msg))
+}
+
+const SELF: Param = Param {
+    name: "self",
+    kind: Kind::Tensor,
+    default: Default::Required,
+    varargs: false,
+};
+
+/// Python's `*size`: a run of two or more ints at a varargs parameter becomes one list.
+fn gather_varargs(params: &[Param], mut positional: Vec<Value>) -> Vec<Value> {
+    let Some(k) = params.iter().position(|p| p.varargs) else {
+        return positional;
+    };
+    let run = positional
+        .iter()
+        .skip(k)
+        .take_while(|v| matches!(v, Value::Int(_)))
+        .count();
+    if run >= 2 {
+        let list: Vec<Value> = positional.drain(k..k + run).collect();
+        positional.insert(k, Value::List(list));
+    }
+    positional
+}
+
+/// Match `positional` and `keywords` to `entry`'s parameters (for a method, `positional[0]` is
+/// `self`). A `None` where the default is not `None` takes the default, so a binding may pass
+/// JavaScript's `undefined` for an argument left out.
+pub fn bind<'a>(
+    entry: &'a Entry,
+    positional: Vec<Value>,
+    keywords: Vec<(String, Value)>,
+) -> Result<Args<'a>> {
+    let params = all_params(entry);
+    let positional = gather_varargs(&params, positional);
+    let name = entry.name;
+    if positional.len() > params.len() {
+        return type_err(format!(
+            "{name}() takes {} positional arguments but {} were given",
+            params.len(),
+            positional.len()
+        ));
+    }
+    let mut slots: Vec<Option<Value>> = positional.into_iter().map(Some).collect();
+    slots.resize(params.len(), None);
+    for (key, value) in keywords {
+        let Some(i) = params.iter().position(|p| p.name == key) else {
+            return type_err(format!(
+                "{name}() got an unexpected keyword argument '{key}'"
+            ));
+        };
+        if slots[i].as_ref().is_some_and(|v| !v.is_none()) {
+            return type_err(format!("{name}() got multiple values for argument '{key}'"));
+        }
+        slots[i] = Some(value);
+    }
+    let mut values = Vec::with_capacity(params.len());
+    for (slot, p) in slots.into_iter().zip(&params) {
+        let given = slot.filter(|v| !(v.is_none() && p.default != Default::None));
+        match given.or_else(|| p.default.value()) {
+            Some(v) => values.push(v),
+            None => {
+                return type_err(format!(
+                    "{name}() missing 1 required positional argument: '{}'",
+                    p.name
+                ));
+            }
+        }
+    }
+    Ok(Args { entry, values })
+}
+
+fn all_params(entry: &Entry) -> Vec<Param> {
+    let mut params = Vec::with_capacity(entry.params.len() + 1);
+    if entry.is_method() {
+        params.push(SELF);
+    }
+    params.extend(entry.params.iter().copied());
+    params
+}
+
+impl Args<'_> {
+    pub fn values(&self) -> &[Value] {
+        &self.values
+    }
+
+    pub fn get(&self, i: usize) -> &Value {
+        self.values.get(i).unwrap_or(&Value::None)
+    }
+
+    fn param_name(&self, i: usize) -> &'static str {
+        match (self.entry.is_method(), i) {
+            (true, 0) => "self",
+            (true, i) => self.entry.params.get(i - 1).map_or("?", |p| p.name),
+            (false, i) => self.entry.params.get(i).map_or("?", |p| p.name),
+        }
+    }
+
+    fn wrong<T>(&self, i: usize, expected: &str) -> Result<T> {
+        type_err(format!(
+            "{}(): argument '{}' (position {}) must be {expected}, not {}",
+            self.entry.name,
+            self.param_name(i),
+            i + 1,
+            self.get(i).type_name()
+        ))
+    }
+
+    pub fn tensor(&self, i: usize) -> Result<Tensor> {
+        match self.get(i) {
+            Value::Tensor(t) => Ok(t.clone()),
+            _ => self.wrong(i, "Tensor"),
+        }
+    }
+
+    pub fn scalar(&self, i: usize) -> Result<Scalar> {
+        match self.get(i) {
+            Value::Bool(b) => Ok(Scalar::Bool(*b)),
+            Value::Int(v) => Ok(Scalar::Int(*v)),
+            Value::Float(v) => Ok(Scalar::Float(*v)),
+            _ => self.wrong(i, "Number"),
+        }
+    }
+
+    pub fn operand(&self, i: usize) -> Result<Operand> {
+        match self.get(i) {
+            Value::Tensor(t) => Ok(Operand::Tensor(t.clone())),
+            Value::Bool(_) | Value::Int(_) | Value::Float(_) => self.scalar(i).map(Operand::Scalar),
+            _ => self.wrong(i, "Tensor or Number"),
+        }
+    }
+
+    pub fn opt_operand(&self, i: usize) -> Result<Option<Operand>> {
+        match self.get(i) {
+            Value::None => Ok(None),
+            _ => self.operand(i).map(Some),
+        }
+    }
+
+    pub fn f64(&self, i: usize) -> Result<f64> {
+        match self.get(i) {
+            Value::Int(v) => Ok(*v as f64),
+            Value::Float(v) => Ok(*v),
+            _ => self.wrong(i, "float"),
+        }
+    }
+
+    pub fn opt_f64(&self, i: usize) -> Result<Option<f64>> {
+        match self.get(i) {
+            Value::None => Ok(None),
+            _ => self.f64(i).map(Some),
+        }
+    }
+
+    pub fn i64(&self, i: usize) -> Result<i64> {
+        match self.get(i) {
+            Value::Int(v) => Ok(*v),
+            _ => self.wrong(i, "int"),
+        }
+    }
+
+    pub fn int(&self, i: usize) -> Result<isize> {
+        self.i64(i).map(|v| v as isize)
+    }
+
+    pub fn opt_int(&self, i: usize) -> Result<Option<isize>> {
+        match self.get(i) {
+            Value::None => Ok(None),
+            _ => self.int(i).map(Some),
+        }
+    }
+
+    /// A count or size: a non-negative int.
+    pub fn usize(&self, i: usize) -> Result<usize> {
+        let v = self.i64(i)?;
+        usize::try_from(v).or_else(|_| self.wrong(i, "a non-negative int"))
+    }
+
+    pub fn bool(&self, i: usize) -> Result<bool> {
+        match self.get(i) {
+            Value::Bool(b) => Ok(*b),
+            _ => self.wrong(i, "bool"),
+        }
+    }
+
+    pub fn str(&self, i: usize) -> Result<&str> {
+        match self.get(i) {
+            Value::Str(s) => Ok(s),
+            _ => self.wrong(i, "str"),
+        }
+    }
+
+    pub fn opt_str(&self, i: usize) -> Result<Option<&str>> {
+        match self.get(i) {
+            Value::None => Ok(None),
+            _ => self.str(i).map(Some),
+        }
+    }
+
+    pub fn dtype(&self, i: usize) -> Result<Option<DType>> {
+        match self.get(i) {
+            Value::None => Ok(None),
+            Value::Str(s) => match DType::from_name(s) {
+                Some(d) => Ok(Some(d)),
+                None => type_err(format!(
+                    "{}(): borch has no dtype '{s}' (it has float32, int64 and bool)",
+                    self.entry.name
+                )),
+            },
+            _ => self.wrong(i, "torch.dtype"),
+        }
+    }
+
+    /// A list of ints; a single int counts as a list of one.
+    pub fn ints(&self, i: usize) -> Result<Vec<isize>> {
+        match self.get(i) {
+            Value::Int(v) => Ok(vec![*v as isize]),
+            Value::List(items) => items
+                .iter()
+                .map(|v| match v {
+                    Value::Int(x) => Ok(*x as isize),
+                    _ => self.wrong(i, "tuple of ints"),
+                })
+                .collect(),
+            _ => self.wrong(i, "tuple of ints"),
+        }
+    }
+
+    /// A shape: a list of non-negative ints.
+    pub fn sizes(&self, i: usize) -> Result<Vec<usize>> {
+        self.ints(i)?
+            .into_iter()
+            .map(|v| usize::try_from(v).or_else(|_| self.wrong(i, "tuple of non-negative ints")))
+            .collect()
+    }
+
+    /// `None` (every dim), one dim, or a list of dims.
+    pub fn dims(&self, i: usize) -> Result<Option<Vec<isize>>> {
+        match self.get(i) {
+            Value::None => Ok(None),
+            _ => self.ints(i).map(Some),
+        }
+    }
+
+    pub fn tensors(&self, i: usize) -> Result<Vec<Tensor>> {
+        match self.get(i) {
+            Value::List(items) => items
+                .iter()
+                .map(|v| match v {
+                    Value::Tensor(t) => Ok(t.clone()),
+                    _ => self.wrong(i, "tuple of Tensors"),
+                })
+                .collect(),
+            _ => self.wrong(i, "tuple of Tensors"),
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! Every tensor op a binding reaches, defined once: torch's name, where torch offers it, its
+//! parameters with torch's defaults, and the call into the core. The elementwise ops come from the
+//! op table itself; the rest are listed here.
+
+use std::sync::OnceLock;
+
+use crate::error::{BorchError, Result};
+use crate::ops::{creation, join, random, table};
+use crate::scalar::Operand;
+use crate::tensor::Tensor;
+
+use super::args::Args;
+use super::signature::{Call, Entry, Form, Kind, Param, Returns, parse_params};
+use super::value::Value;
+
+/// Table ops reached through a torch argument of another op rather than by their own name, or
+/// given a hand-written signature below.
+const NOT_FROM_TABLE: &[&str] = &[
+    "div",
+    "div_floor",
+    "div_trunc",
+    "gelu",
+    "gelu_tanh",
+    "clamp",
+    "where",
+    "lerp",
+    "addcmul",
+    "addcdiv",
+    "nan_to_num",
+];
+
+/// The catalog, built once.
+pub fn entries() -> &'static [Entry] {
+    static ENTRIES: OnceLock<Vec<Entry>> = OnceLock::new();
+    ENTRIES.get_or_init(|| {
+        let mut all = from_table();
+        all.extend(listed());
+        all
+    })
+}
+
+/// The entry torch offers as `x.name(…)` (`method`) or `torch.name(…)`.
+pub fn find(name: &str, method: bool) -> Option<&'static Entry> {
+    entries().iter().find(|e| {
+        e.name == name
+            && if method {
+                e.is_method()
+            } else {
+                e.is_function()
+            }
+    })
+}
+
+fn from_table() -> Vec<Entry> {
+    table::ALL
+        .iter()
+        .filter(|op| op.arity <= 2 && !NOT_FROM_TABLE.contains(&op.name))
+        .map(|&op| {
+            let mut params = Vec::new();
+            if op.arity == 2 {
+                params.push(Param {
+                    name: "other",
+                    kind: Kind::Operand,
+                    default: super::signature::Default::Required,
+                    varargs: false,
+                });
+            }
+            params.extend(op.params.iter().map(|&(name, d)| Param {
+                name,
+                kind: Kind::Float,
+                default: super::signature::Default::Float(d),
+                varargs: false,
+            }));
+            Entry {
+                name: op.name,
+                form: Form::Both,
+                params,
+                returns: Returns::Tensor,
+                call: Call::Map(op),
+            }
+        })
+        .collect()
+}
+
+type Body = fn(&Args) -> Result<Value>;
+
+fn entry(form: Form, name: &'static str, params: &str, returns: Returns, body: Body) -> Entry {
+    Entry {
+        name,
+        form,
+        params: parse_params(params),
+        returns,
+        call: Call::Fn(body),
+    }
+}
+
+fn ok<T: Into<Value>>(r: Result<T>) -> Result<Value> {
+    r.map(Into::into)
+}
+
+fn this(a: &Args, r: Result<()>) -> Result<Value> {
+    r?;
+    a.tensor(0).map(Value::Tensor)
+}
+
+fn dims_ref(d: &Option<Vec<isize>>) -> Option<&[isize]> {
+    d.as_deref()
+}
+
+#[rustfmt::skip]
+fn listed() -> Vec<Entry> {
+    use Form::{Both, Function as Func, Method};
+    use Returns::{Int, Ints, MaybePair, Pair, SelfInPlace, Tensors};
+    use Returns::Tensor as T;
+    vec![
+        // elementwise with torch arguments that pick a table op
+        entry(Both, "div", "other: Operand, rounding_mode: Str = None", T,
+            |a| ok(a.tensor(0)?.div_mode(a.operand(1)?, a.opt_str(2)?))),
+        entry(Both, "floor_divide", "other: Operand", T, |a| ok(a.tensor(0)?.floor_divide(a.operand(1)?))),
+        entry(Both, "true_divide", "other: Operand", T, |a| ok(a.tensor(0)?.true_divide(a.operand(1)?))),
+        entry(Both, "rsub", "other: Operand", T, |a| ok(a.tensor(0)?.rsub(a.operand(1)?))),
+        entry(Both, "gelu", "approximate: Str = 'none'", T, |a| ok(a.tensor(0)?.gelu(a.str(1)?))),
+        entry(Both, "clamp", "min: Operand = None, max: Operand = None", T,
+            |a| ok(a.tensor(0)?.clamp(a.opt_operand(1)?, a.opt_operand(2)?))),
+        entry(Both, "lerp", "end: Tensor, weight: Operand", T,
+            |a| ok(a.tensor(0)?.lerp(&a.tensor(1)?, a.operand(2)?))),
+        entry(Both, "addcmul", "tensor1: Tensor, tensor2: Tensor, value: Float = 1", T,
+            |a| ok(a.tensor(0)?.addcmul(&a.tensor(1)?, &a.tensor(2)?, a.f64(3)?))),
+        entry(Both, "addcdiv", "tensor1: Tensor, tensor2: Tensor, value: Float = 1", T,
+            |a| ok(a.tensor(0)?.addcdiv(&a.tensor(1)?, &a.tensor(2)?, a.f64(3)?))),
+        entry(Both, "nan_to_num", "nan: Float = 0.0, posinf: Float = None, neginf: Float = None", T,
+            |a| ok(a.tensor(0)?.nan_to_num(a.opt_f64(1)?, a.opt_f64(2)?, a.opt_f64(3)?))),
+        entry(Method, "where", "condition: Tensor, other: Operand", T,
+            |a| ok(a.tensor(0)?.where_(&a.tensor(1)?, a.operand(2)?))),
+        entry(Func, "where", "condition: Tensor, input: Operand, other: Operand", T,
+            |a| ok(crate::where_cond(&a.tensor(0)?, a.operand(1)?, a.operand(2)?))),
+        entry(Both, "masked_fill", "mask: Tensor, value: Operand", T,
+            |a| ok(a.tensor(0)?.masked_fill(&a.tensor(1)?, a.operand(2)?))),
+        // dtype, copies, in place
+        entry(Method, "to", "dtype: DType", T, |a| match a.dtype(1)? {
+            Some(d) => ok(a.tensor(0)?.to_dtype(d)),
+            None => Err(BorchError::Type("to() received an invalid combination of arguments - got (NoneType)".into())),
+        }),
+        entry(Method, "float", "", T, |a| ok(a.tensor(0)?.to_dtype(crate::DType::Float32))),
+        entry(Method, "long", "", T, |a| ok(a.tensor(0)?.to_dtype(crate::DType::Int64))),
+        entry(Method, "bool", "", T, |a| ok(a.tensor(0)?.to_dtype(crate::DType::Bool))),
+        entry(Both, "clone", "", T, |a| ok(a.tensor(0)?.deep_clone())),
+        entry(Method, "contiguous", "", T, |a| ok(a.tensor(0)?.contiguous())),
+        entry(Method, "detach", "", T, |a| ok(Ok(a.tensor(0)?.detach()))),
+        entry(Method, "requires_grad_", "requires_grad: Bool = True", SelfInPlace,
+            |a| ok(a.tensor(0)?.set_requires_grad(a.bool(1)?).cloned())),
+        entry(Method, "retain_grad", "", SelfInPlace, |a| this(a, a.tensor(0)?.retain_grad())),
+        entry(Method, "copy_", "src: Tensor", SelfInPlace, |a| this(a, a.tensor(0)?.copy_(&a.tensor(1)?))),
+        entry(Method, "fill_", "value: Scalar", SelfInPlace, |a| this(a, a.tensor(0)?.fill_(a.scalar(1)?))),
+        entry(Method, "zero_", "", SelfInPlace, |a| this(a, a.tensor(0)?.zero_())),
+        entry(Method, "uniform_", "from: Float = 0, to: Float = 1", SelfInPlace,
+            |a| this(a, a.tensor(0)?.uniform_(a.f64(1)?, a.f64(2)?, None))),
+        entry(Method, "normal_", "mean: Float = 0, std: Float = 1", SelfInPlace,
+            |a| this(a, a.tensor(0)?.normal_(a.f64(1)?, a.f64(2)?, None))),
+        entry(Method, "random_", "from: Int, to: Int", SelfInPlace,
+            |a| this(a, a.tensor(0)?.random_(a.i64(1)?, a.i64(2)?, None))),
+        entry(Method, "bernoulli_", "p: Float = 0.5", SelfInPlace,
+            |a| this(a, a.tensor(0)?.bernoulli_(a.f64(1)?, None))),
+        // sizes
+        entry(Method, "size", "dim: Int = None", Ints, |a| match a.opt_int(1)? {
+            None => Ok(Value::List(a.tensor(0)?.size().into_iter().map(|s| Value::Int(s as i64)).collect())),
+            Some(d) => Ok(Value::Int(a.tensor(0)?.size_at(d)? as i64)),
+        }),
+        entry(Method, "dim", "", Int, |a| Ok(Value::Int(a.tensor(0)?.dim() as i64))),
+        entry(Both, "numel", "", Int, |a| Ok(Value::Int(a.tensor(0)?.numel() as i64))),
+        // reductions
+        entry(Both, "sum", "dim: Dims = None, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.sum(dims_ref(&a.dims(1)?), a.bool(2)?))),
+        entry(Both, "mean", "dim: Dims = None, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.mean(dims_ref(&a.dims(1)?), a.bool(2)?))),
+        entry(Both, "prod", "dim: Int = None, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.prod(a.opt_int(1)?, a.bool(2)?))),
+        entry(Both, "amax", "dim: Dims = None, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.amax(dims_ref(&a.dims(1)?), a.bool(2)?))),
+        entry(Both, "amin", "dim: Dims = None, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.amin(dims_ref(&a.dims(1)?), a.bool(2)?))),
+        entry(Both, "all", "dim: Dims = None, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.all(dims_ref(&a.dims(1)?), a.bool(2)?))),
+        entry(Both, "any", "dim: Dims = None, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.any(dims_ref(&a.dims(1)?), a.bool(2)?))),
+        entry(Both, "max", "dim: Int = None, keepdim: Bool = False", MaybePair, |a| match a.opt_int(1)? {
+            None => ok(a.tensor(0)?.max()),
+            Some(d) => ok(a.tensor(0)?.max_dim(d, a.bool(2)?)),
+        }),
+        entry(Both, "min", "dim: Int = None, keepdim: Bool = False", MaybePair, |a| match a.opt_int(1)? {
+            None => ok(a.tensor(0)?.min()),
+            Some(d) => ok(a.tensor(0)?.min_dim(d, a.bool(2)?)),
+        }),
+        entry(Both, "argmax", "dim: Int = None, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.argmax(a.opt_int(1)?, a.bool(2)?))),
+        entry(Both, "argmin", "dim: Int = None, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.argmin(a.opt_int(1)?, a.bool(2)?))),
+        entry(Both, "logsumexp", "dim: Dims, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.logsumexp(&a.ints(1)?, a.bool(2)?))),
+        entry(Both, "norm", "p: Float = 2, dim: Dims = None, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.norm(a.f64(1)?, dims_ref(&a.dims(2)?), a.bool(3)?))),
+        entry(Both, "var", "dim: Dims = None, correction: Float = 1, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.var(dims_ref(&a.dims(1)?), a.f64(2)?, a.bool(3)?))),
+        entry(Both, "std", "dim: Dims = None, correction: Float = 1, keepdim: Bool = False", T,
+            |a| ok(a.tensor(0)?.std(dims_ref(&a.dims(1)?), a.f64(2)?, a.bool(3)?))),
+        entry(Both, "softmax", "dim: Int", T, |a| ok(a.tensor(0)?.softmax(a.int(1)?))),
+        entry(Both, "log_softmax", "dim: Int", T, |a| ok(a.tensor(0)?.log_softmax(a.int(1)?))),
+        entry(Both, "cumsum", "dim: Int", T, |a| ok(a.tensor(0)?.cumsum(a.int(1)?))),
+        entry(Both, "cumprod", "dim: Int", T, |a| ok(a.tensor(0)?.cumprod(a.int(1)?))),
+        // matmul family
+        entry(Both, "matmul", "other: Tensor", T, |a| ok(a.tensor(0)?.matmul(&a.tensor(1)?))),
+        entry(Both, "mm", "mat2: Tensor", T, |a| ok(a.tensor(0)?.mm(&a.tensor(1)?))),
+        entry(Both, "bmm", "mat2: Tensor", T, |a| ok(a.tensor(0)?.bmm(&a.tensor(1)?))),
+        entry(Both, "mv", "vec: Tensor", T, |a| ok(a.tensor(0)?.mv(&a.tensor(1)?))),
+        entry(Both, "dot", "tensor: Tensor", T, |a| ok(a.tensor(0)?.dot(&a.tensor(1)?))),
+        entry(Both, "outer", "vec2: Tensor", T, |a| ok(a.tensor(0)?.outer(&a.tensor(1)?))),
+        entry(Both, "addmm", "mat1: Tensor, mat2: Tensor, beta: Float = 1, alpha: Float = 1", T,
+            |a| ok(a.tensor(0)?.addmm(&a.tensor(1)?, &a.tensor(2)?, a.f64(3)?, a.f64(4)?))),
+        // views
+        entry(Method, "view", "*shape: Ints", T, |a| ok(a.tensor(0)?.view(&a.ints(1)?))),
+        entry(Both, "reshape", "*shape: Ints", T, |a| ok(a.tensor(0)?.reshape(&a.ints(1)?))),
+        entry(Both, "permute", "*dims: Ints", T, |a| ok(a.tensor(0)?.permute(&a.ints(1)?))),
+        entry(Both, "transpose", "dim0: Int, dim1: Int", T,
+            |a| ok(a.tensor(0)?.transpose(a.int(1)?, a.int(2)?))),
+        entry(Both, "t", "", T, |a| ok(a.tensor(0)?.t())),
+        entry(Method, "mT", "", T, |a| ok(a.tensor(0)?.mt())),
+        entry(Method, "expand", "*sizes: Ints", T, |a| ok(a.tensor(0)?.expand(&a.ints(1)?))),
+        entry(Method, "expand_as", "other: Tensor", T, |a| ok(a.tensor(0)?.expand_as(&a.tensor(1)?))),
+        entry(Both, "broadcast_to", "size: Ints", T, |a| ok(a.tensor(0)?.broadcast_to(&a.sizes(1)?))),
+        entry(Both, "squeeze", "dim: Dims = None", T, |a| match a.dims(1)? {
+            None => ok(a.tensor(0)?.squeeze()),
+            Some(d) => ok(a.tensor(0)?.squeeze_dims(&d)),
+        }),
+        entry(Both, "unsqueeze", "dim: Int", T, |a| ok(a.tensor(0)?.unsqueeze(a.int(1)?))),
+        entry(Both, "narrow", "dim: Int, start: Int, length: Int", T,
+            |a| ok(a.tensor(0)?.narrow(a.int(1)?, a.int(2)?, a.usize(3)?))),
+        entry(Both, "select", "dim: Int, index: Int", T, |a| ok(a.tensor(0)?.select(a.int(1)?, a.int(2)?))),
+        entry(Method, "slice", "dim: Int = 0, start: Int = None, end: Int = None, step: Int = 1", T,
+            |a| ok(a.tensor(0)?.slice(a.int(1)?, a.opt_int(2)?, a.opt_int(3)?, a.int(4)?))),
+        entry(Both, "flatten", "start_dim: Int = 0, end_dim: Int = -1", T,
+            |a| ok(a.tensor(0)?.flatten(a.int(1)?, a.int(2)?))),
+        entry(Both, "unflatten", "dim: Int, sizes: Ints", T,
+            |a| ok(a.tensor(0)?.unflatten(a.int(1)?, &a.ints(2)?))),
+        // rearranging and joining
+        entry(Both, "flip", "dims: Ints", T, |a| ok(a.tensor(0)?.flip(&a.ints(1)?))),
+        entry(Both, "roll", "shifts: Ints, dims: Ints = None", T, |a| {
+            let dims = a.dims(2)?.unwrap_or_default();
+            ok(a.tensor(0)?.roll(&a.ints(1)?, &dims))
+        }),
+        entry(Method, "repeat", "*repeats: Ints", T, |a| ok(a.tensor(0)?.repeat(&a.sizes(1)?))),
+        entry(Both, "tile", "dims: Ints", T, |a| ok(a.tensor(0)?.tile(&a.sizes(1)?))),
+        entry(Func, "cat", "tensors: Tensors, dim: Int = 0", T, |a| ok(join::cat(&a.tensors(0)?, a.int(1)?))),
+        entry(Func, "stack", "tensors: Tensors, dim: Int = 0", T, |a| ok(join::stack(&a.tensors(0)?, a.int(1)?))),
+        entry(Both, "split", "split_size_or_sections: Dims, dim: Int = 0", Tensors, |a| match a.get(1) {
+            Value::List(_) => ok(a.tensor(0)?.split_with_sizes(&a.sizes(1)?, a.int(2)?)),
+            _ => ok(a.tensor(0)?.split(a.usize(1)?, a.int(2)?)),
+        }),
+        entry(Both, "chunk", "chunks: Int, dim: Int = 0", Tensors, |a| ok(a.tensor(0)?.chunk(a.usize(1)?, a.int(2)?))),
+        entry(Both, "unbind", "dim: Int = 0", Tensors, |a| ok(a.tensor(0)?.unbind(a.int(1)?))),
+        // indexing
+        entry(Both, "gather", "dim: Int, index: Tensor", T, |a| ok(a.tensor(0)?.gather(a.int(1)?, &a.tensor(2)?))),
+        entry(Both, "index_select", "dim: Int, index: Tensor", T,
+            |a| ok(a.tensor(0)?.index_select(a.int(1)?, &a.tensor(2)?))),
+        entry(Both, "take", "index: Tensor", T, |a| ok(a.tensor(0)?.take(&a.tensor(1)?))),
+        entry(Both, "scatter", "dim: Int, index: Tensor, src: Operand", T,
+            |a| ok(a.tensor(0)?.scatter(a.int(1)?, &a.tensor(2)?, a.operand(3)?))),
+        entry(Both, "scatter_add", "dim: Int, index: Tensor, src: Tensor", T,
+            |a| ok(a.tensor(0)?.scatter_add(a.int(1)?, &a.tensor(2)?, &a.tensor(3)?))),
+        entry(Both, "index_add", "dim: Int, index: Tensor, source: Tensor, alpha: Float = 1", T,
+            |a| ok(a.tensor(0)?.index_add(a.int(1)?, &a.tensor(2)?, &a.tensor(3)?, a.f64(4)?))),
+        entry(Both, "tril", "diagonal: Int = 0", T, |a| ok(a.tensor(0)?.tril(a.int(1)?))),
+        entry(Both, "triu", "diagonal: Int = 0", T, |a| ok(a.tensor(0)?.triu(a.int(1)?))),
+        entry(Both, "one_hot", "num_classes: Int = -1", T, |a| match a.int(1)? {
+            -1 => one_hot_infer(&a.tensor(0)?),
+            n => ok(a.tensor(0)?.one_hot(usize::try_from(n).unwrap_or(usize::MAX))),
+        }),
+        entry(Both, "sort", "dim: Int = -1, descending: Bool = False, stable: Bool = False", Pair,
+            |a| ok(a.tensor(0)?.sort(a.int(1)?, a.bool(2)?, a.bool(3)?))),
+        entry(Both, "argsort", "dim: Int = -1, descending: Bool = False, stable: Bool = False", T,
+            |a| ok(a.tensor(0)?.argsort(a.int(1)?, a.bool(2)?, a.bool(3)?))),
+        entry(Both, "topk", "k: Int, dim: Int = -1, largest: Bool = True, sorted: Bool = True", Pair,
+            |a| ok(a.tensor(0)?.topk(a.usize(1)?, a.int(2)?, a.bool(3)?, a.bool(4)?))),
+        // creation
+        entry(Func, "zeros", "*size: Ints, dtype: DType = None", T,
+            |a| ok(creation::zeros(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
+        entry(Func, "ones", "*size: Ints, dtype: DType = None", T,
+            |a| ok(creation::ones(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
+        entry(Func, "empty", "*size: Ints, dtype: DType = None", T,
+            |a| ok(creation::empty(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
+        entry(Func, "full", "size: Ints, fill_value: Scalar, dtype: DType = None", T,
+            |a| ok(creation::full(&a.sizes(0)?, a.scalar(1)?, a.dtype(2)?))),
+        entry(Func, "arange", "start: Scalar, end: Scalar = None, step: Scalar = 1", T, |a| match a.get(1) {
+            Value::None => ok(creation::arange_to(a.scalar(0)?)),
+            _ => ok(creation::arange(a.scalar(0)?, a.scalar(1)?, a.scalar(2)?)),
+        }),
+        entry(Func, "linspace", "start: Float, end: Float, steps: Int", T,
+            |a| ok(creation::linspace(a.f64(0)?, a.f64(1)?, a.usize(2)?))),
+        entry(Func, "eye", "n: Int, m: Int = None", T, |a| {
+            let m = a.opt_int(1)?.map(|_| a.usize(1)).transpose()?;
+            ok(creation::eye(a.usize(0)?, m))
+        }),
+        entry(Func, "zeros_like", "input: Tensor", T, |a| ok(a.tensor(0)?.zeros_like())),
+        entry(Func, "ones_like", "input: Tensor", T, |a| ok(a.tensor(0)?.ones_like())),
+        entry(Func, "empty_like", "input: Tensor", T, |a| ok(a.tensor(0)?.empty_like())),
+        entry(Func, "full_like", "input: Tensor, fill_value: Scalar", T,
+            |a| ok(a.tensor(0)?.full_like(a.scalar(1)?))),
+        entry(Func, "rand", "*size: Ints", T, |a| ok(random::rand(&a.sizes(0)?, None))),
+        entry(Func, "randn", "*size: Ints", T, |a| ok(random::randn(&a.sizes(0)?, None))),
+        entry(Func, "randint", "low: Int, high: Int, size: Ints", T,
+            |a| ok(random::randint(a.i64(0)?, a.i64(1)?, &a.sizes(2)?, None))),
+        entry(Func, "randperm", "n: Int", T, |a| ok(random::randperm(a.usize(0)?, None))),
+        entry(Func, "normal", "mean: Float, std: Float, size: Ints", T,
+            |a| ok(random::normal(a.f64(0)?, a.f64(1)?, &a.sizes(2)?, None))),
+        entry(Func, "rand_like", "input: Tensor", T, |a| ok(a.tensor(0)?.rand_like(None))),
+        entry(Func, "randn_like", "input: Tensor", T, |a| ok(a.tensor(0)?.randn_like(None))),
+        entry(Func, "randint_like", "input: Tensor, low: Int, high: Int", T,
+            |a| ok(a.tensor(0)?.randint_like(a.i64(1)?, a.i64(2)?, None))),
+    ]
+}
+
+/// `one_hot` without `num_classes` reads the largest index back, which a browser cannot do
+/// inside a synchronous call.
+fn one_hot_infer(t: &Tensor) -> Result<Value> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        ok(t.one_hot_infer_blocking())
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = t;
+        Err(BorchError::NotImplemented(
+            "one_hot without num_classes reads the tensor back, which borch cannot do \
+             synchronously in a browser: pass num_classes"
+                .into(),
+        ))
+    }
+}
+
+/// Run table op `op` on bound arguments: operands first, then its scalar parameters.
+pub(super) fn run_map(op: &'static table::MapOp, a: &Args) -> Result<Value> {
+    let operands = (0..op.arity)
+        .map(|i| a.operand(i))
+        .collect::<Result<Vec<Operand>>>()?;
+    let params = (op.arity..op.arity + op.params.len())
+        .map(|i| a.f64(i))
+        .collect::<Result<Vec<f64>>>()?;
+    ok(crate::ops::elementwise::apply(op, &operands, &params))
+}

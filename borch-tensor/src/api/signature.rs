@@ -1,0 +1,189 @@
+//! Signatures: each op's torch name, its parameters in torch's order with torch's defaults, and
+//! what it returns. Bindings generate their methods and keyword handling from these.
+
+use crate::error::Result;
+use crate::ops::table::MapOp;
+
+use super::args::Args;
+use super::value::Value;
+
+/// What a parameter accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Tensor,
+    /// A tensor or a number (`other` of a binary op).
+    Operand,
+    /// A number or bool.
+    Scalar,
+    Float,
+    Int,
+    Bool,
+    Str,
+    /// An element type name: "float32", "int64", "bool".
+    DType,
+    /// A dim, a list of dims, or None for every dim.
+    Dims,
+    /// A list of ints (a shape, a list of dims). Python also takes them as varargs.
+    Ints,
+    Tensors,
+}
+
+/// A parameter's default.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Default {
+    Required,
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(&'static str),
+}
+
+impl Default {
+    pub fn value(self) -> Option<Value> {
+        Some(match self {
+            Default::Required => return None,
+            Default::None => Value::None,
+            Default::Bool(b) => Value::Bool(b),
+            Default::Int(i) => Value::Int(i),
+            Default::Float(f) => Value::Float(f),
+            Default::Str(s) => Value::Str(s.to_string()),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Param {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub default: Default,
+    /// Python's `*size`: a run of ints given one by one is taken as the list (`view(2, 3)`).
+    pub varargs: bool,
+}
+
+/// What an op returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Returns {
+    Tensor,
+    /// A list of tensors (split, unbind).
+    Tensors,
+    /// torch's (values, indices) pair.
+    Pair,
+    /// A tensor, or (values, indices) when a dim is given (max, min).
+    MaybePair,
+    /// The tensor itself, modified in place.
+    SelfInPlace,
+    Int,
+    Ints,
+    Bool,
+}
+
+/// How an op runs.
+#[derive(Clone, Copy)]
+pub enum Call {
+    /// An elementwise op of the table, operands first, then its scalar parameters.
+    Map(&'static MapOp),
+    Fn(fn(&Args) -> Result<Value>),
+}
+
+/// Where torch offers the op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `x.op(…)` only.
+    Method,
+    /// `torch.op(…)` only.
+    Function,
+    /// Both, with `input` first in the function form.
+    Both,
+}
+
+/// One op of the catalog.
+#[derive(Clone)]
+pub struct Entry {
+    /// torch's name (snake_case).
+    pub name: &'static str,
+    pub form: Form,
+    /// Parameters after `self` for methods; all parameters for functions.
+    pub params: Vec<Param>,
+    pub returns: Returns,
+    pub call: Call,
+}
+
+impl Entry {
+    pub fn is_method(&self) -> bool {
+        self.form != Form::Function
+    }
+
+    pub fn is_function(&self) -> bool {
+        self.form != Form::Method
+    }
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("name", &self.name)
+            .field("form", &self.form)
+            .field("params", &self.params)
+            .field("returns", &self.returns)
+            .finish()
+    }
+}
+
+/// Parameters written as Python writes a signature: `"dim: Dims = None, keepdim: Bool = False"`,
+/// `"*size: Ints"` for varargs.
+/// A malformed string is a bug in the catalog, caught by its tests.
+pub fn parse_params(text: &str) -> Vec<Param> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (head, default) = match p.split_once('=') {
+                Some((h, d)) => (h.trim(), parse_default(d.trim())),
+                None => (p, Default::Required),
+            };
+            let (name, kind) = head.split_once(':').expect("parameter without a kind");
+            let name = name.trim();
+            Param {
+                name: leak(name.trim_start_matches('*')),
+                kind: parse_kind(kind.trim()),
+                default,
+                varargs: name.starts_with('*'),
+            }
+        })
+        .collect()
+}
+
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
+fn parse_kind(kind: &str) -> Kind {
+    match kind {
+        "Tensor" => Kind::Tensor,
+        "Operand" => Kind::Operand,
+        "Scalar" => Kind::Scalar,
+        "Float" => Kind::Float,
+        "Int" => Kind::Int,
+        "Bool" => Kind::Bool,
+        "Str" => Kind::Str,
+        "DType" => Kind::DType,
+        "Dims" => Kind::Dims,
+        "Ints" => Kind::Ints,
+        "Tensors" => Kind::Tensors,
+        other => panic!("unknown parameter kind {other}"),
+    }
+}
+
+fn parse_default(d: &str) -> Default {
+    match d {
+        "None" => Default::None,
+        "True" => Default::Bool(true),
+        "False" => Default::Bool(false),
+        _ if d.starts_with('\'') => Default::Str(leak(d.trim_matches('\''))),
+        _ => match d.parse::<i64>() {
+            Ok(i) => Default::Int(i),
+            Err(_) => Default::Float(d.parse().expect("bad default")),
+        },
+    }
+}

@@ -1,0 +1,80 @@
+//! The values that cross a binding: what a JavaScript or Python argument can be, and what an op
+//! can return.
+
+use crate::dtype::DType;
+use crate::scalar::{Operand, Scalar};
+use crate::tensor::Tensor;
+
+/// One argument or result, as a dynamically typed language holds it.
+#[derive(Debug, Clone)]
+pub enum Value {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Tensor(Tensor),
+    List(Vec<Value>),
+}
+
+impl Value {
+    /// Python's name of the value's type, for torch's "must be X, not Y" messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::None => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::Tensor(_) => "Tensor",
+            Value::List(_) => "list",
+        }
+    }
+
+    pub fn is_none(&self) -> bool {
+        matches!(self, Value::None)
+    }
+}
+
+impl From<Tensor> for Value {
+    fn from(t: Tensor) -> Value {
+        Value::Tensor(t)
+    }
+}
+
+impl From<Vec<Tensor>> for Value {
+    fn from(ts: Vec<Tensor>) -> Value {
+        Value::List(ts.into_iter().map(Value::Tensor).collect())
+    }
+}
+
+impl From<(Tensor, Tensor)> for Value {
+    fn from((a, b): (Tensor, Tensor)) -> Value {
+        Value::List(vec![Value::Tensor(a), Value::Tensor(b)])
+    }
+}
+
+impl From<Scalar> for Value {
+    fn from(s: Scalar) -> Value {
+        match s {
+            Scalar::Float(v) => Value::Float(v),
+            Scalar::Int(v) => Value::Int(v),
+            Scalar::Bool(v) => Value::Bool(v),
+        }
+    }
+}
+
+impl From<DType> for Value {
+    fn from(d: DType) -> Value {
+        Value::Str(d.name().to_string())
+    }
+}
+
+impl From<Operand> for Value {
+    fn from(o: Operand) -> Value {
+        match o {
+            Operand::Tensor(t) => Value::Tensor(t),
+            Operand::Scalar(s) => s.into(),
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! torch's snake_case names in JavaScript's camelCase, and back.
+
+/// `log_softmax` → `logSoftmax`; a trailing underscore (in-place) stays: `fill_` → `fill_`.
+pub fn camel(name: &str) -> String {
+    let (body, tail) = match name.strip_suffix('_') {
+        Some(b) => (b, "_"),
+        None => (name, ""),
+    };
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in body.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out + tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::camel;
+
+    #[test]
+    fn camel_case_keeps_in_place_underscores_and_digits() {
+        assert_eq!(camel("log_softmax"), "logSoftmax");
+        assert_eq!(camel("requires_grad_"), "requiresGrad_");
+        assert_eq!(camel("nan_to_num"), "nanToNum");
+        assert_eq!(camel("log1p"), "log1p");
+        assert_eq!(camel("mT"), "mT");
+    }
+}
