@@ -41,3 +41,10 @@ impl JsTensor {
 pub fn no_grad(f: &js_sys::Function) -> JsResult<JsValue> {
     borch_autograd::no_grad(|| f.call0(&JsValue::UNDEFINED))
 }
+
+/// torch's `torch.set_grad_enabled(mode)` as a plain switch: sets gradient recording for the
+/// thread and returns the previous state (what `with torch.no_grad():` in Python restores).
+#[wasm_bindgen(js_name = setGradEnabled)]
+pub fn set_grad_enabled(enabled: bool) -> bool {
+    borch_tensor::set_grad_enabled(enabled)
+}

@@ -28,6 +28,19 @@ impl JsScope {
             None => JsTensor::from(t.0.clone()),
         }
     }
+
+    /// End the scope opened by `enterScope()` (what Python's `with` calls on exit); later calls
+    /// do nothing.
+    pub fn exit(&self) {
+        drop(self.0.borrow_mut().take());
+    }
+}
+
+/// Open a scope without a callback, for languages whose `with` blocks cannot be one (Python):
+/// the scope ends at `exit()`. Scopes must be exited in the reverse order of entry.
+#[wasm_bindgen(js_name = enterScope)]
+pub fn enter_scope() -> JsScope {
+    JsScope(Rc::new(RefCell::new(Some(Scope::enter()))))
 }
 
 /// Run `callback(scope)` (sync or async) in a new scope and return what it returns or resolves

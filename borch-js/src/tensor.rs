@@ -63,6 +63,13 @@ impl JsTensor {
         let t = self.0.clone();
         promise(async move { Ok(convert::scalar(t.item().await.map_err(to_js)?)) })
     }
+
+    /// torch's `repr(t)` (`tensor([1., 2.], requires_grad=True)`), formatted by the core.
+    #[wasm_bindgen(unchecked_return_type = "Promise<string>")]
+    pub fn repr(&self) -> Promise {
+        let t = self.0.clone();
+        promise(async move { Ok(JsValue::from_str(&t.repr().await.map_err(to_js)?)) })
+    }
 }
 
 /// torch's `tensor(data, dtype=...)`: nested arrays (or typed arrays) of numbers or booleans,

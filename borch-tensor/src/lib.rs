@@ -5,6 +5,7 @@ pub mod api;
 pub mod autograd;
 mod dtype;
 mod error;
+pub mod format;
 mod host;
 mod kernels;
 mod layout;

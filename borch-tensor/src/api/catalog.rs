@@ -258,6 +258,8 @@ fn listed() -> Vec<Entry> {
         entry(Both, "chunk", "chunks: Int, dim: Int = 0", Tensors, |a| ok(a.tensor(0)?.chunk(a.usize(1)?, a.int(2)?))),
         entry(Both, "unbind", "dim: Int = 0", Tensors, |a| ok(a.tensor(0)?.unbind(a.int(1)?))),
         // indexing
+        entry(Method, "index", "indices: Indices", T,
+            |a| ok(crate::ops::indexing::index(&a.tensor(0)?, &indices(a, 1)?))),
         entry(Both, "gather", "dim: Int, index: Tensor", T, |a| ok(a.tensor(0)?.gather(a.int(1)?, &a.tensor(2)?))),
         entry(Both, "index_select", "dim: Int, index: Tensor", T,
             |a| ok(a.tensor(0)?.index_select(a.int(1)?, &a.tensor(2)?))),
@@ -316,6 +318,43 @@ fn listed() -> Vec<Entry> {
         entry(Func, "randint_like", "input: Tensor, low: Int, high: Int", T,
             |a| ok(a.tensor(0)?.randint_like(a.i64(1)?, a.i64(2)?, None))),
     ]
+}
+
+/// The items of a subscript (`t[1:, None, ..., 0]`), encoded by the binding as a list: an int
+/// (select), None (a new dim), the string "..." (ellipsis), a list `[start, stop, step]` whose
+/// entries may be None (a slice), or a Tensor (an index tensor or a boolean mask).
+fn indices(a: &Args, i: usize) -> Result<Vec<crate::ops::indexing::Index>> {
+    use crate::ops::indexing::Index;
+    let item = |v: &Value| -> Result<Index> {
+        let opt = |v: Option<&Value>| match v {
+            None | Some(Value::None) => Ok(None),
+            Some(Value::Int(n)) => Ok(Some(*n as isize)),
+            Some(other) => Err(BorchError::Type(format!(
+                "slice indices must be integers or None, not {}",
+                other.type_name()
+            ))),
+        };
+        match v {
+            Value::Int(n) => Ok(Index::Select(*n as isize)),
+            Value::None => Ok(Index::NewAxis),
+            Value::Str(s) if s == "..." => Ok(Index::Ellipsis),
+            Value::List(p) if p.len() == 3 => Ok(Index::Slice(
+                opt(p.first())?,
+                opt(p.get(1))?,
+                opt(p.get(2))?,
+            )),
+            Value::Tensor(t) => Ok(Index::Tensor(t.clone())),
+            other => Err(BorchError::Index(format!(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or boolean tensors \
+                 are valid indices (got {})",
+                other.type_name()
+            ))),
+        }
+    };
+    match a.get(i) {
+        Value::List(items) => items.iter().map(item).collect(),
+        other => Ok(vec![item(other)?]),
+    }
 }
 
 /// `one_hot` without `num_classes` reads the largest index back, which a browser cannot do

@@ -26,6 +26,8 @@ pub enum Kind {
     /// A list of ints (a shape, a list of dims). Python also takes them as varargs.
     Ints,
     Tensors,
+    /// A list of Python subscript items (`t[...]`): int, None, "...", [start, stop, step], Tensor.
+    Indices,
 }
 
 /// A parameter's default.
@@ -171,6 +173,7 @@ fn parse_kind(kind: &str) -> Kind {
         "Dims" => Kind::Dims,
         "Ints" => Kind::Ints,
         "Tensors" => Kind::Tensors,
+        "Indices" => Kind::Indices,
         other => panic!("unknown parameter kind {other}"),
     }
 }

@@ -3,6 +3,7 @@ pub mod checks;
 pub mod creation;
 pub mod elementwise;
 pub mod index;
+pub mod indexing;
 pub mod join;
 pub mod matmul;
 pub mod moments;

@@ -143,6 +143,16 @@ export function noGrad(fn) {
   return wasm.noGrad(fn);
 }
 
+export function setGradEnabled(enabled) {
+  ready('setGradEnabled');
+  return wasm.setGradEnabled(enabled);
+}
+
+export function enterScope() {
+  ready('enterScope');
+  return wasm.enterScope();
+}
+
 const callMethod = (name, self, args) => wasm.callMethod(name, self, args);
 
 function callFunction(name, args) {
@@ -254,6 +264,8 @@ export declare class Tensor {
   toArray(): Promise<Nested<Element>>;
   /** The one element of a one-element tensor. */
   item(): Promise<Element>;
+  /** torch's `repr`: `tensor([1., 2.], requires_grad=True)`. */
+  repr(): Promise<string>;
   /** Release this handle now (the storage goes when its last handle does). */
   free(): void;
   [Symbol.dispose](): void;
@@ -271,6 +283,8 @@ export declare class Scope {
   private constructor();
   /** Hand `t` to the enclosing scope (or out of scoping at top level); returns `t`. */
   keep(t: Tensor): Tensor;
+  /** End a scope opened by `enterScope()`. */
+  exit(): void;
 }
 
 /** Run `callback` in a memory scope: every tensor made inside is released when it settles,
@@ -280,6 +294,10 @@ export declare function scope<T>(callback: (s: Scope) => T | Promise<T>): Promis
 export declare function keepAlive(t: Tensor): Tensor;
 /** torch's `no_grad()`: run `fn` synchronously with gradient recording off. */
 export declare function noGrad<T>(fn: () => T): T;
+/** Set gradient recording on or off; returns the previous state (for Python's `no_grad`). */
+export declare function setGradEnabled(enabled: boolean): boolean;
+/** Open a scope ended by `s.exit()` (for Python's `with`); exit in reverse order of entry. */
+export declare function enterScope(): Scope;
 
 /** Open the default WebGPU device (later calls return the first); resolves to its adapter. */
 export declare function init(options?: InitOptions): Promise<AdapterFound>;

@@ -16,6 +16,7 @@ fn ts_type(kind: Kind) -> &'static str {
         Kind::Dims => "number | number[] | null",
         Kind::Ints => "number[]",
         Kind::Tensors => "Tensor[]",
+        Kind::Indices => "(number | null | string | (number | null)[] | Tensor)[]",
     }
 }
 
