@@ -28,7 +28,7 @@ pub fn call_function(name: &str, args: Array) -> JsResult<JsValue> {
 type Arguments = (Vec<Value>, Vec<(String, Value)>);
 
 /// Positional values, and keyword values from a trailing plain object (camelCase keys).
-fn arguments(args: &Array) -> JsResult<Arguments> {
+pub(crate) fn arguments(args: &Array) -> JsResult<Arguments> {
     let mut items: Vec<JsValue> = args.iter().collect();
     let mut keywords = Vec::new();
     if let Some(last) = items.last()
@@ -46,14 +46,11 @@ fn arguments(args: &Array) -> JsResult<Arguments> {
 }
 
 /// A plain object (`{ dim: 1 }`), which no positional parameter accepts.
-fn is_options(v: &JsValue) -> bool {
-    v.is_object()
-        && !Array::is_array(v)
-        && tensor_id(v).is_none()
-        && {
-            let proto: JsValue = Object::get_prototype_of(v).into();
-            proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new()))
-        }
+pub(crate) fn is_options(v: &JsValue) -> bool {
+    v.is_object() && !Array::is_array(v) && tensor_id(v).is_none() && {
+        let proto: JsValue = Object::get_prototype_of(v).into();
+        proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new()))
+    }
 }
 
 fn tensor_id(v: &JsValue) -> Option<f64> {
@@ -76,7 +73,11 @@ pub fn value(v: &JsValue) -> JsResult<Value> {
     }
     if let Some(x) = v.as_f64() {
         let integral = x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15;
-        return Ok(if integral { Value::Int(x as i64) } else { Value::Float(x) });
+        return Ok(if integral {
+            Value::Int(x as i64)
+        } else {
+            Value::Float(x)
+        });
     }
     if v.is_bigint() {
         return i64::try_from(v.clone())
@@ -88,7 +89,11 @@ pub fn value(v: &JsValue) -> JsResult<Value> {
     }
     if Array::is_array(v) {
         let array: &Array = v.unchecked_ref();
-        return array.iter().map(|x| value(&x)).collect::<JsResult<Vec<_>>>().map(Value::List);
+        return array
+            .iter()
+            .map(|x| value(&x))
+            .collect::<JsResult<Vec<_>>>()
+            .map(Value::List);
     }
     if let Some(id) = tensor_id(v) {
         return handles::lookup(id as u64)
@@ -119,7 +124,7 @@ pub fn result(v: Value) -> JsResult<JsValue> {
 }
 
 /// `roundingMode` → `rounding_mode`; snake_case keys pass unchanged.
-fn snake(key: &str) -> String {
+pub(crate) fn snake(key: &str) -> String {
     let mut out = String::with_capacity(key.len() + 4);
     for c in key.chars() {
         if c.is_ascii_uppercase() {
