@@ -28,7 +28,7 @@ pub fn call_function(name: &str, args: Array) -> JsResult<JsValue> {
 type Arguments = (Vec<Value>, Vec<(String, Value)>);
 
 /// Positional values, and keyword values from a trailing plain object (camelCase keys).
-fn arguments(args: &Array) -> JsResult<Arguments> {
+pub(crate) fn arguments(args: &Array) -> JsResult<Arguments> {
     let mut items: Vec<JsValue> = args.iter().collect();
     let mut keywords = Vec::new();
     if let Some(last) = items.last()
@@ -46,7 +46,7 @@ fn arguments(args: &Array) -> JsResult<Arguments> {
 }
 
 /// A plain object (`{ dim: 1 }`), which no positional parameter accepts.
-fn is_options(v: &JsValue) -> bool {
+pub(crate) fn is_options(v: &JsValue) -> bool {
     v.is_object() && !Array::is_array(v) && tensor_id(v).is_none() && {
         let proto: JsValue = Object::get_prototype_of(v).into();
         proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new()))
@@ -124,7 +124,7 @@ pub fn result(v: Value) -> JsResult<JsValue> {
 }
 
 /// `roundingMode` → `rounding_mode`; snake_case keys pass unchanged.
-fn snake(key: &str) -> String {
+pub(crate) fn snake(key: &str) -> String {
     let mut out = String::with_capacity(key.len() + 4);
     for c in key.chars() {
         if c.is_ascii_uppercase() {

@@ -2,11 +2,17 @@
 //! binding forwards to the core (`borch-tensor`); this crate only converts values and errors.
 
 mod autograd;
+mod bind;
 mod call;
 mod convert;
 mod device;
 mod errors;
 mod handles;
+mod modules;
+mod namespaces;
+mod nn;
+mod optim;
+mod optimizers;
 mod panic;
 mod scope;
 mod selftest;
@@ -16,6 +22,7 @@ pub use autograd::no_grad;
 pub use call::{call_function, call_method};
 pub use device::{dispatches, empty_cache, init, manual_seed, memory, pooled, probe, submits};
 pub use errors::{IntoJs, JsResult, error_classes, kind_name, to_js, type_error};
+pub use namespaces::{namespace_lists, namespaces};
 pub use scope::{JsScope, keep_alive, scope};
 pub use selftest::{kernel_sources, self_test};
 pub use tensor::{JsTensor, tensor};

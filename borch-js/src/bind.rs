@@ -1,0 +1,93 @@
+//! Arguments of the `nn`, `optim` and `lrScheduler` constructors: JavaScript arguments (positional
+//! values, then an optional plain object of camelCase keyword arguments) bound to a signature
+//! written as Python writes it, by the core's binder (`borch_tensor::api::bind`), so defaults and
+//! errors are torch's. This file converts; it computes nothing the core would.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use borch_tensor::api::{self, Args, Call, Entry, Form, Returns, Value};
+use borch_tensor::{BorchError, Result, Tensor};
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use crate::call::arguments;
+use crate::errors::{JsResult, to_js};
+
+thread_local! {
+    static ENTRIES: RefCell<HashMap<&'static str, &'static Entry>> = RefCell::new(HashMap::new());
+}
+
+fn unused(_: &Args) -> Result<Value> {
+    Ok(Value::None)
+}
+
+/// The signature of constructor `name`, parsed once.
+fn entry(name: &'static str, signature: &'static str) -> &'static Entry {
+    ENTRIES.with(|entries| {
+        *entries.borrow_mut().entry(name).or_insert_with(|| {
+            Box::leak(Box::new(Entry {
+                name,
+                form: Form::Function,
+                params: api::parse_params(signature),
+                returns: Returns::Tensor,
+                call: Call::Fn(unused),
+            }))
+        })
+    })
+}
+
+/// Bind `args` (a JavaScript arguments array) to `signature`, as `name(...)`.
+pub fn bind(name: &'static str, signature: &'static str, args: &Array) -> JsResult<Args<'static>> {
+    let (positional, keywords) = arguments(args)?;
+    api::bind(entry(name, signature), positional, keywords).map_err(to_js)
+}
+
+/// Build with `f` from the bound arguments; a core error becomes the JavaScript error.
+pub fn build<T>(
+    name: &'static str,
+    signature: &'static str,
+    args: &Array,
+    f: impl FnOnce(&Args) -> Result<T>,
+) -> JsResult<T> {
+    f(&bind(name, signature, args)?).map_err(to_js)
+}
+
+/// An optional tensor argument (`weight=None`).
+pub fn opt_tensor(a: &Args, i: usize) -> Result<Option<Tensor>> {
+    match a.get(i) {
+        Value::None => Ok(None),
+        _ => a.tensor(i).map(Some),
+    }
+}
+
+/// An optional int argument (`padding_idx=None`, `total_steps=None`).
+pub fn opt_i64(a: &Args, i: usize) -> Result<Option<i64>> {
+    match a.get(i) {
+        Value::None => Ok(None),
+        _ => a.i64(i).map(Some),
+    }
+}
+
+/// A list of non-negative ints (a shape), from an int or an array of ints.
+pub fn sizes(a: &Args, i: usize) -> Result<Vec<usize>> {
+    a.sizes(i)
+}
+
+/// A list of ints (milestones).
+pub fn ints(a: &Args, i: usize) -> Result<Vec<i64>> {
+    Ok(a.ints(i)?.into_iter().map(|v| v as i64).collect())
+}
+
+/// torch's `reduction=` string.
+pub fn reduction(a: &Args, i: usize) -> Result<borch_nn::Reduction> {
+    a.str(i)?.parse()
+}
+
+/// A TypeError naming the argument, for values the bindings look up themselves.
+pub fn wrong_argument(name: &str, position: usize, expected: &str, got: &JsValue) -> JsValue {
+    to_js(BorchError::Type(format!(
+        "{name}(): argument {position} must be {expected}, not {}",
+        crate::device::js_type(got)
+    )))
+}

@@ -1,0 +1,285 @@
+//! The JavaScript side of `nn` modules: where a module lives and JavaScript values to core values
+//! and back (input tensors, state dicts, key lists). No module logic: every operation is the
+//! core's `borch_nn::Module`.
+//!
+//! A module made in JavaScript owns its core module. Handing it to a container (`Sequential`)
+//! moves the core module into the container and turns the JavaScript object into a path to it
+//! (`container → "0"`), so both views share one module (parameters, training flag), as in torch.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+
+use borch_nn::{IncompatibleKeys, Module, Sequential, StateDict};
+use borch_tensor::{BorchError, Result, Tensor};
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::bind::wrong_argument;
+use crate::call::value;
+use crate::errors::{JsResult, to_js, type_error};
+use crate::tensor::JsTensor;
+
+/// The property a module object answers with its registry id.
+pub const MODULE_ID: &str = "__borchModule";
+
+/// Where a module lives: owned by its JavaScript object, or inside a container's module.
+pub enum Place {
+    Own(Box<dyn Module>),
+    In {
+        parent: Rc<RefCell<Place>>,
+        name: String,
+    },
+}
+
+thread_local! {
+    static LIVE: RefCell<HashMap<u64, Weak<RefCell<Place>>>> = RefCell::new(HashMap::new());
+    static NEXT: RefCell<u64> = const { RefCell::new(1) };
+}
+
+/// A JavaScript module object's handle on its module.
+pub struct Node {
+    pub id: u64,
+    place: Rc<RefCell<Place>>,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = LIVE.try_with(|live| live.borrow_mut().remove(&self.id));
+    }
+}
+
+fn busy() -> BorchError {
+    BorchError::Runtime("this module is in use by a call that has not returned".into())
+}
+
+impl Node {
+    fn register(place: Rc<RefCell<Place>>) -> Node {
+        let id = NEXT.with(|n| {
+            let id = *n.borrow();
+            *n.borrow_mut() = id + 1;
+            id
+        });
+        LIVE.with(|live| live.borrow_mut().insert(id, Rc::downgrade(&place)));
+        Node { id, place }
+    }
+
+    /// A node owning `module`.
+    pub fn new(module: Box<dyn Module>) -> Node {
+        Node::register(Rc::new(RefCell::new(Place::Own(module))))
+    }
+
+    /// Build a module with `f`, as a node.
+    pub fn build(module: JsResult<Box<dyn Module>>) -> JsResult<Node> {
+        module.map(Node::new)
+    }
+
+    /// The owning place at the top and the names leading from it to this module.
+    fn locate(&self) -> Result<(Rc<RefCell<Place>>, Vec<String>)> {
+        let mut path = Vec::new();
+        let mut current = self.place.clone();
+        loop {
+            let next = match &*current.try_borrow().map_err(|_| busy())? {
+                Place::Own(_) => None,
+                Place::In { parent, name } => {
+                    path.push(name.clone());
+                    Some(parent.clone())
+                }
+            };
+            match next {
+                Some(parent) => current = parent,
+                None => break,
+            }
+        }
+        path.reverse();
+        Ok((current, path))
+    }
+
+    /// Run `f` on the module.
+    pub fn with<R>(&self, f: impl FnOnce(&dyn Module) -> Result<R>) -> JsResult<R> {
+        let run = || {
+            let (root, path) = self.locate()?;
+            let borrowed = root.try_borrow().map_err(|_| busy())?;
+            let Place::Own(top) = &*borrowed else {
+                return Err(busy());
+            };
+            let mut m: &dyn Module = top.as_ref();
+            for name in &path {
+                m = m
+                    .named_children()
+                    .into_iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, c)| c)
+                    .ok_or_else(|| BorchError::Runtime(format!("submodule '{name}' is gone")))?;
+            }
+            f(m)
+        };
+        run().map_err(to_js)
+    }
+
+    /// Run `f` on the module, mutably (`train`, `eval`).
+    pub fn with_mut<R>(&self, f: impl FnOnce(&mut dyn Module) -> R) -> JsResult<R> {
+        let run = || {
+            let (root, path) = self.locate()?;
+            let mut borrowed = root.try_borrow_mut().map_err(|_| busy())?;
+            let Place::Own(top) = &mut *borrowed else {
+                return Err(busy());
+            };
+            let mut m: &mut dyn Module = top.as_mut();
+            for name in &path {
+                m = m
+                    .named_children_mut()
+                    .into_iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, c)| c)
+                    .ok_or_else(|| BorchError::Runtime(format!("submodule '{name}' is gone")))?;
+            }
+            Ok(f(m))
+        };
+        run().map_err(to_js)
+    }
+
+    /// torch's `forward(*inputs)` on JavaScript arguments.
+    pub fn forward(&self, args: &Array) -> JsResult<JsTensor> {
+        let inputs = inputs(args)?;
+        let refs: Vec<&Tensor> = inputs.iter().collect();
+        self.with(|m| m.forward_args(&refs).map(JsTensor::from))
+    }
+
+    /// torch's `load_state_dict(state_dict, strict)` from a plain object name → `Tensor`.
+    pub fn load_state_dict(&self, obj: &JsValue, strict: bool) -> JsResult<Object> {
+        let sd = state_dict_from(obj)?;
+        self.with(|m| m.load_state_dict(&sd, strict).map(incompatible_keys))
+    }
+
+    /// torch's `Sequential(*modules)`: the modules move into the new container; their JavaScript
+    /// objects then reach them through it.
+    pub fn sequential(args: &Array) -> JsResult<Node> {
+        let mut places: Vec<Rc<RefCell<Place>>> = Vec::new();
+        for (i, v) in args.iter().enumerate() {
+            let place = module_place(&v).ok_or_else(|| {
+                wrong_argument("Sequential", i + 1, "a Module (nn.Linear, nn.ReLU, …)", &v)
+            })?;
+            let owned = matches!(
+                &*place.try_borrow().map_err(|_| to_js(busy()))?,
+                Place::Own(_)
+            );
+            if !owned || places.iter().any(|p| Rc::ptr_eq(p, &place)) {
+                return Err(type_error(format!(
+                    "Sequential(): argument {} is already part of a container (borch-ts does not \
+                     share one module between containers)",
+                    i + 1
+                )));
+            }
+            places.push(place);
+        }
+        let container = Rc::new(RefCell::new(Place::Own(Box::new(Sequential::new(
+            Vec::new(),
+        )))));
+        let mut modules = Vec::new();
+        for (i, place) in places.iter().enumerate() {
+            let moved = Place::In {
+                parent: container.clone(),
+                name: i.to_string(),
+            };
+            if let Place::Own(m) = place.replace(moved) {
+                modules.push(m);
+            }
+        }
+        *container.borrow_mut() = Place::Own(Box::new(Sequential::new(modules)));
+        Ok(Node::register(container))
+    }
+}
+
+/// The place of a JavaScript module object, if `v` is one.
+fn module_place(v: &JsValue) -> Option<Rc<RefCell<Place>>> {
+    if !v.is_object() {
+        return None;
+    }
+    let id = Reflect::get(v, &JsValue::from_str(MODULE_ID))
+        .ok()?
+        .as_f64()? as u64;
+    LIVE.with(|live| live.borrow().get(&id).and_then(Weak::upgrade))
+}
+
+/// Input tensors of `call(...)`.
+fn inputs(args: &Array) -> JsResult<Vec<Tensor>> {
+    args.iter()
+        .enumerate()
+        .map(|(i, v)| match value(&v)? {
+            borch_tensor::api::Value::Tensor(t) => Ok(t),
+            _ => Err(wrong_argument("forward", i + 1, "Tensor", &v)),
+        })
+        .collect()
+}
+
+/// Tensors as a JavaScript array of `Tensor`s.
+pub fn tensors(ts: Vec<Tensor>) -> Array {
+    ts.into_iter()
+        .map(|t| JsValue::from(JsTensor::from(t)))
+        .collect()
+}
+
+/// Named tensors as `[name, Tensor]` pairs (torch's `named_parameters()`).
+pub fn named(ts: Vec<(String, Tensor)>) -> Array {
+    ts.into_iter()
+        .map(|(n, t)| {
+            let pair = Array::of2(&JsValue::from_str(&n), &JsTensor::from(t).into());
+            JsValue::from(pair)
+        })
+        .collect()
+}
+
+/// A state dict as a plain object, name → `Tensor`, in torch's order.
+pub fn state_dict_js(sd: StateDict) -> Object {
+    let out = Object::new();
+    for (k, t) in sd {
+        let _ = Reflect::set(&out, &JsValue::from_str(&k), &JsTensor::from(t).into());
+    }
+    out
+}
+
+/// A plain object name → `Tensor` as a state dict.
+fn state_dict_from(obj: &JsValue) -> JsResult<StateDict> {
+    if !obj.is_object() || Array::is_array(obj) {
+        return Err(wrong_argument(
+            "load_state_dict",
+            1,
+            "an object of name → Tensor",
+            obj,
+        ));
+    }
+    let mut sd = StateDict::new();
+    for pair in Object::entries(obj.unchecked_ref()).iter() {
+        let pair: Array = pair.unchecked_into();
+        let key = pair.get(0).as_string().unwrap_or_default();
+        match value(&pair.get(1))? {
+            borch_tensor::api::Value::Tensor(t) => sd.insert(key, t),
+            _ => {
+                return Err(type_error(format!(
+                    "load_state_dict(): the value of '{key}' must be a Tensor, not {}",
+                    crate::device::js_type(&pair.get(1))
+                )));
+            }
+        }
+    }
+    Ok(sd)
+}
+
+/// `{ missingKeys, unexpectedKeys }` (torch's `_IncompatibleKeys`).
+fn incompatible_keys(keys: IncompatibleKeys) -> Object {
+    let list = |v: Vec<String>| -> Array { v.iter().map(|s| JsValue::from_str(s)).collect() };
+    let out = Object::new();
+    let _ = Reflect::set(&out, &"missingKeys".into(), &list(keys.missing_keys));
+    let _ = Reflect::set(&out, &"unexpectedKeys".into(), &list(keys.unexpected_keys));
+    out
+}
+
+/// A named parameter or buffer of the module itself (`weight`, `bias`), if present.
+pub fn own(m: &dyn Module, name: &str) -> Option<JsTensor> {
+    m.own_parameters()
+        .into_iter()
+        .chain(m.own_buffers())
+        .find(|(n, _)| n == name)
+        .map(|(_, t)| JsTensor::from(t))
+}

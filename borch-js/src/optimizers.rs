@@ -1,0 +1,408 @@
+//! The JavaScript side of `optim` and `optim.lrScheduler`: options objects and parameter lists to
+//! the core's options and param groups, state dicts to plain objects and back, and the registry
+//! that lets a scheduler find the optimizer object it is given. Every update and every schedule
+//! is the core's (`borch_optim`).
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::{Rc, Weak};
+
+use borch_optim::lr_scheduler::LRScheduler;
+use borch_optim::{
+    GroupState, Hyper, Optim, Optimizer, ParamGroup, ParamState, StateDict, StateValue, Value,
+};
+use borch_tensor::{BorchError, Tensor};
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::bind::wrong_argument;
+use crate::call::{is_options, snake, value};
+use crate::device::js_type;
+use crate::errors::{JsResult, to_js, type_error};
+use crate::tensor::JsTensor;
+
+/// The property an optimizer object answers with its registry id.
+pub const OPTIMIZER_ID: &str = "__borchOptimizer";
+
+/// An optimizer shared by its JavaScript object and the schedulers attached to it.
+pub type Shared = Rc<RefCell<Box<dyn Optimizer>>>;
+
+thread_local! {
+    static LIVE: RefCell<HashMap<u64, Weak<RefCell<Box<dyn Optimizer>>>>> =
+        RefCell::new(HashMap::new());
+    static NEXT: RefCell<u64> = const { RefCell::new(1) };
+}
+
+/// A JavaScript optimizer object's optimizer.
+pub struct Opt {
+    pub id: u64,
+    pub inner: Shared,
+}
+
+impl Drop for Opt {
+    fn drop(&mut self) {
+        let _ = LIVE.try_with(|live| live.borrow_mut().remove(&self.id));
+    }
+}
+
+fn busy() -> JsValue {
+    to_js(BorchError::Runtime(
+        "this optimizer is in use by a call that has not returned".into(),
+    ))
+}
+
+impl Opt {
+    /// torch's `Optimizer(params, **options)` for the algorithm of `H`.
+    pub fn build<H: Hyper + Default>(
+        name: &str,
+        params: &JsValue,
+        options: &JsValue,
+    ) -> JsResult<Opt> {
+        let defaults = hyper(name, &H::default(), options, false)?;
+        let optimizer: Optim<H> = if is_group_list(params) {
+            let groups: Array = params.clone().unchecked_into();
+            let groups = groups
+                .iter()
+                .map(|g| group(name, &defaults, &g))
+                .collect::<JsResult<Vec<_>>>()?;
+            Optim::with_groups(groups, defaults).map_err(to_js)?
+        } else {
+            Optim::new(tensor_list(name, params)?, defaults).map_err(to_js)?
+        };
+        let inner: Shared = Rc::new(RefCell::new(Box::new(optimizer)));
+        let id = NEXT.with(|n| {
+            let id = *n.borrow();
+            *n.borrow_mut() = id + 1;
+            id
+        });
+        LIVE.with(|live| live.borrow_mut().insert(id, Rc::downgrade(&inner)));
+        Ok(Opt { id, inner })
+    }
+
+    /// Run `f` on the optimizer.
+    pub fn with<R>(
+        &self,
+        f: impl FnOnce(&mut dyn Optimizer) -> borch_tensor::Result<R>,
+    ) -> JsResult<R> {
+        let mut o = self.inner.try_borrow_mut().map_err(|_| busy())?;
+        f(&mut **o).map_err(to_js)
+    }
+
+    /// torch's `load_state_dict(state_dict)` from the plain object `stateDict()` returns.
+    pub fn load_state_dict(&self, obj: &JsValue) -> JsResult<()> {
+        let sd = state_dict_from(obj)?;
+        self.with(|o| o.load_state_dict(&sd))
+    }
+}
+
+/// The optimizer of a JavaScript optimizer object.
+pub fn optimizer_of(name: &str, v: &JsValue) -> JsResult<Shared> {
+    let found = if v.is_object() {
+        Reflect::get(v, &JsValue::from_str(OPTIMIZER_ID))
+            .ok()
+            .and_then(|id| id.as_f64())
+            .and_then(|id| {
+                LIVE.with(|live| live.borrow().get(&(id as u64)).and_then(Weak::upgrade))
+            })
+    } else {
+        None
+    };
+    found.ok_or_else(|| wrong_argument(name, 1, "an optimizer (optim.SGD, optim.Adam, …)", v))
+}
+
+/// A list of param-group objects (`[{ params: [...], lr: 0.1 }, …]`) rather than of tensors.
+fn is_group_list(v: &JsValue) -> bool {
+    Array::is_array(v) && is_options(&Array::from(v).get(0))
+}
+
+fn tensor_list(name: &str, v: &JsValue) -> JsResult<Vec<Tensor>> {
+    if !Array::is_array(v) {
+        return Err(wrong_argument(name, 1, "an array of Tensors", v));
+    }
+    Array::from(v)
+        .iter()
+        .map(|t| match value(&t)? {
+            borch_tensor::api::Value::Tensor(t) => Ok(t),
+            _ => Err(type_error(format!(
+                "{name}(): params must be Tensors or param-group objects, not {}",
+                js_type(&t)
+            ))),
+        })
+        .collect()
+}
+
+fn group<H: Hyper>(name: &str, defaults: &H, g: &JsValue) -> JsResult<ParamGroup<H>> {
+    let params = Reflect::get(g, &JsValue::from_str("params"))?;
+    if params.is_undefined() {
+        return Err(to_js(BorchError::Value(
+            "parameter group didn't specify a value of required optimization parameter params"
+                .into(),
+        )));
+    }
+    Ok(ParamGroup::new(
+        tensor_list(name, &params)?,
+        hyper(name, defaults, g, true)?,
+    ))
+}
+
+/// `base` with the entries of the options object `obj` (camelCase keys) set.
+fn hyper<H: Hyper>(name: &str, base: &H, obj: &JsValue, in_group: bool) -> JsResult<H> {
+    if obj.is_undefined() || obj.is_null() {
+        return Ok(base.clone());
+    }
+    if !is_options(obj) {
+        return Err(wrong_argument(name, 2, "an options object", obj));
+    }
+    let mut map = base.to_map();
+    for pair in Object::entries(obj.unchecked_ref()).iter() {
+        let pair: Array = pair.unchecked_into();
+        let key = snake(&pair.get(0).as_string().unwrap_or_default());
+        if in_group && key == "params" {
+            continue;
+        }
+        if !map.contains_key(&key) {
+            return Err(type_error(format!(
+                "{name}() got an unexpected keyword argument '{key}'"
+            )));
+        }
+        map.insert(key, option_value(&pair.get(1))?);
+    }
+    H::from_map(&map).map_err(to_js)
+}
+
+fn option_value(v: &JsValue) -> JsResult<Value> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Value::None);
+    }
+    if let Some(b) = v.as_bool() {
+        return Ok(Value::Bool(b));
+    }
+    if let Some(x) = v.as_f64() {
+        return Ok(Value::Float(x));
+    }
+    if let Some(s) = v.as_string() {
+        return Ok(Value::Str(s));
+    }
+    if Array::is_array(v) {
+        return Array::from(v)
+            .iter()
+            .map(|x| option_value(&x))
+            .collect::<JsResult<_>>()
+            .map(Value::List);
+    }
+    Err(type_error(format!(
+        "an optimizer option must be a number, boolean, string or array, not {}",
+        js_type(v)
+    )))
+}
+
+fn value_js(v: &Value) -> JsValue {
+    match v {
+        Value::Float(x) => JsValue::from_f64(*x),
+        Value::Int(i) => JsValue::from_f64(*i as f64),
+        Value::Bool(b) => JsValue::from_bool(*b),
+        Value::Str(s) => JsValue::from_str(s),
+        Value::List(items) => items.iter().map(value_js).collect::<Array>().into(),
+        Value::None => JsValue::NULL,
+    }
+}
+
+/// `exp_avg` → `expAvg`.
+fn camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' && !out.is_empty() {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn set(obj: &Object, key: &str, v: &JsValue) {
+    let _ = Reflect::set(obj, &JsValue::from_str(key), v);
+}
+
+/// torch's optimizer state dict as `{ state: { 0: { step, expAvg, … } }, paramGroups: [{ lr, …,
+/// params: [0, 1] }] }` (camelCase keys; `loadStateDict` also takes torch's snake_case).
+pub fn state_dict_js(sd: StateDict) -> Object {
+    let state = Object::new();
+    for (index, s) in &sd.state {
+        let entry = Object::new();
+        for (k, v) in &s.entries {
+            let v = match v {
+                StateValue::Tensor(t) => JsTensor::from(t.clone()).into(),
+                StateValue::Step(n) => JsValue::from_f64(*n),
+            };
+            set(&entry, &camel(k), &v);
+        }
+        set(&state, &index.to_string(), &entry.into());
+    }
+    let groups: Array = sd
+        .param_groups
+        .iter()
+        .map(|g| {
+            let obj = Object::new();
+            for (k, v) in &g.options {
+                set(&obj, &camel(k), &value_js(v));
+            }
+            let params: Array = g
+                .params
+                .iter()
+                .map(|&i| JsValue::from_f64(i as f64))
+                .collect();
+            set(&obj, "params", &params.into());
+            JsValue::from(obj)
+        })
+        .collect();
+    let out = Object::new();
+    set(&out, "state", &state.into());
+    set(&out, "paramGroups", &groups.into());
+    out
+}
+
+fn entries(obj: &JsValue) -> Vec<(String, JsValue)> {
+    if !obj.is_object() {
+        return Vec::new();
+    }
+    Object::entries(obj.unchecked_ref())
+        .iter()
+        .map(|pair| {
+            let pair: Array = pair.unchecked_into();
+            (pair.get(0).as_string().unwrap_or_default(), pair.get(1))
+        })
+        .collect()
+}
+
+fn malformed(what: &str) -> JsValue {
+    type_error(format!("loadStateDict(): {what}"))
+}
+
+fn state_dict_from(obj: &JsValue) -> JsResult<StateDict> {
+    if !is_options(obj) {
+        return Err(wrong_argument(
+            "load_state_dict",
+            1,
+            "an optimizer state dict",
+            obj,
+        ));
+    }
+    let mut sd = StateDict::default();
+    for (index, entry) in entries(&Reflect::get(obj, &"state".into())?) {
+        let index: usize = index
+            .parse()
+            .map_err(|_| malformed("state keys must be parameter indices"))?;
+        let mut s = ParamState::default();
+        for (k, v) in entries(&entry) {
+            let v = match (v.as_f64(), value(&v)?) {
+                (Some(n), _) => StateValue::Step(n),
+                (None, borch_tensor::api::Value::Tensor(t)) => StateValue::Tensor(t),
+                _ => return Err(malformed("state values must be numbers or Tensors")),
+            };
+            s.entries.insert(snake(&k), v);
+        }
+        sd.state.insert(index, s);
+    }
+    let mut groups = Reflect::get(obj, &"paramGroups".into())?;
+    if groups.is_undefined() {
+        groups = Reflect::get(obj, &"param_groups".into())?;
+    }
+    if !Array::is_array(&groups) {
+        return Err(malformed("paramGroups must be an array"));
+    }
+    for g in Array::from(&groups).iter() {
+        let mut options = BTreeMap::new();
+        let mut params = Vec::new();
+        for (k, v) in entries(&g) {
+            if k == "params" {
+                params = Array::from(&v)
+                    .iter()
+                    .map(|i| i.as_f64().map(|i| i as usize))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| malformed("params must be parameter indices"))?;
+            } else {
+                options.insert(snake(&k), option_value(&v)?);
+            }
+        }
+        sd.param_groups.push(GroupState { options, params });
+    }
+    Ok(sd)
+}
+
+/// Learning rates as a JavaScript array.
+pub fn numbers(v: Vec<f64>) -> Array {
+    v.into_iter().map(JsValue::from_f64).collect()
+}
+
+/// An epoch-driven scheduler with the optimizer it steps.
+pub struct Sched {
+    pub optimizer: Shared,
+    pub inner: Box<dyn LRScheduler>,
+}
+
+impl Sched {
+    /// Attach a scheduler made by `f` to the optimizer object `optimizer`.
+    pub fn build(
+        name: &str,
+        optimizer: &JsValue,
+        f: impl FnOnce(&mut dyn Optimizer) -> JsResult<Box<dyn LRScheduler>>,
+    ) -> JsResult<Sched> {
+        let shared = optimizer_of(name, optimizer)?;
+        let inner = f(&mut **shared.try_borrow_mut().map_err(|_| busy())?)?;
+        Ok(Sched {
+            optimizer: shared,
+            inner,
+        })
+    }
+
+    /// torch's `scheduler.step()`.
+    pub fn step(&mut self) -> JsResult<()> {
+        let mut o = self.optimizer.try_borrow_mut().map_err(|_| busy())?;
+        self.inner.step(&mut **o).map_err(to_js)
+    }
+}
+
+/// The optimizer of a plateau scheduler, borrowed.
+pub fn borrow(shared: &Shared) -> JsResult<std::cell::RefMut<'_, Box<dyn Optimizer>>> {
+    shared.try_borrow_mut().map_err(|_| busy())
+}
+
+/// torch's `LambdaLR(optimizer, lr_lambda)` over a JavaScript function of the epoch.
+pub fn lambda_lr(o: &mut dyn Optimizer, f: &JsValue) -> JsResult<Box<dyn LRScheduler>> {
+    let f = lr_lambda(f)?;
+    borch_optim::lr_scheduler::LambdaLR::new(o, move |epoch| f(epoch))
+        .map(|s| Box::new(s) as Box<dyn LRScheduler>)
+        .map_err(to_js)
+}
+
+/// A JavaScript function of the epoch as LambdaLR's multiplier (a throw or a non-number gives
+/// NaN).
+fn lr_lambda(f: &JsValue) -> JsResult<borch_optim::lr_scheduler::LrLambda> {
+    if !f.is_function() {
+        return Err(wrong_argument("LambdaLR", 2, "a function", f));
+    }
+    let f: js_sys::Function = f.clone().unchecked_into();
+    Ok(Rc::new(move |epoch: i64| {
+        f.call1(&JsValue::UNDEFINED, &JsValue::from_f64(epoch as f64))
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(f64::NAN)
+    }))
+}
+
+/// OneCycleLR's `anneal_strategy`.
+pub fn anneal_strategy(s: &str) -> borch_tensor::Result<borch_optim::lr_scheduler::AnnealStrategy> {
+    use borch_optim::lr_scheduler::AnnealStrategy;
+    match s {
+        "cos" => Ok(AnnealStrategy::Cos),
+        "linear" => Ok(AnnealStrategy::Linear),
+        other => Err(BorchError::Value(format!(
+            "anneal_strategy must be one of 'cos' or 'linear', instead got {other}"
+        ))),
+    }
+}
