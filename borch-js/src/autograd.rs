@@ -24,6 +24,12 @@ impl JsTensor {
         self.0.grad().map(JsTensor::from)
     }
 
+    /// Set or clear `.grad` (Python's `p.grad = None`, what `zero_grad()` does).
+    #[wasm_bindgen(setter)]
+    pub fn set_grad(&self, grad: Option<JsTensor>) {
+        self.0.set_grad(grad.map(|g| g.0))
+    }
+
     #[wasm_bindgen(getter = isLeaf)]
     pub fn is_leaf(&self) -> bool {
         self.0.is_leaf()

@@ -4,6 +4,7 @@ mod audit;
 mod bench_matmul;
 mod bench_train_mlp;
 mod build_js;
+mod build_py;
 mod demo;
 mod js_api;
 
@@ -15,7 +16,8 @@ const USAGE: &str = "usage:
   cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
 [--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R] [--no-naive]
   cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]
-  cargo xtask build-js [--no-pack]";
+  cargo xtask build-js [--no-pack]
+  cargo xtask build-py";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
         ["bench", "matmul", rest @ ..] => bench_matmul::run(rest),
         ["bench", "train-mlp", rest @ ..] => bench_train_mlp::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
+        ["build-py", rest @ ..] => build_py::run(rest),
         _ => Err(USAGE.to_string()),
     };
     match result {

@@ -271,7 +271,7 @@ export declare class Tensor {
   [Symbol.dispose](): void;
   requiresGrad: boolean;
   /** The accumulated gradient; `undefined` before any backward. */
-  readonly grad: Tensor | undefined;
+  grad: Tensor | undefined;
   readonly isLeaf: boolean;
   /** torch's `backward(gradient=None, retain_graph=False)`. */
   backward(gradient?: Tensor, retainGraph?: boolean): void;

@@ -1,0 +1,40 @@
+"""borch_webgpu: ``import borch_webgpu as torch`` in Pyodide. Every name forwards to the npm
+package borch-ts (borch's Rust core on WebGPU): ``torch.zeros`` is ``borch_ts.zeros``,
+``t.log_softmax(dim=1)`` is ``t.logSoftmax({dim: 1})``. Nothing is computed in Python."""
+
+from . import _bridge
+from ._bridge import DeviceError, ReleasedError, Size, dtype
+from ._grad import enable_grad, no_grad, scope, set_grad_enabled
+from ._tensor import Tensor
+from ._creation import tensor
+from . import cuda, nn, optim
+
+__version__ = "0.1.0"
+
+float32 = _bridge.float32
+float = _bridge.float32
+int64 = _bridge.int64
+long = _bridge.int64
+bool = _bridge.bool_
+
+__all__ = [
+    "DeviceError",
+    "ReleasedError",
+    "Size",
+    "Tensor",
+    "cuda",
+    "dtype",
+    "enable_grad",
+    "nn",
+    "no_grad",
+    "optim",
+    "scope",
+    "set_grad_enabled",
+    "tensor",
+]
+
+
+def __getattr__(name):
+    """``torch.name`` forwarded to ``borch_ts[camel(name)]`` (creation functions, ops,
+    ``manual_seed``, ``keep_alive``, ``memory``, ``pooled``, ``empty_cache``, ...)."""
+    return _bridge.attribute(None, _bridge.bt, name, "module 'borch_webgpu'")

@@ -1,0 +1,185 @@
+"""The bridge to borch-ts: names (snake_case -> camelCase), values (Python <-> JavaScript),
+errors (a JavaScript error's ``kind`` -> the Python exception torch raises) and reads (a promise
+settled with Pyodide's ``run_sync``). Nothing here computes a tensor op."""
+
+import js
+from pyodide.ffi import JsException, JsProxy, run_sync, to_js
+
+try:
+    from pyodide.ffi import can_run_sync
+except ImportError:  # older Pyodide
+    can_run_sync = None
+
+import borch_ts as bt  # registered by the page: pyodide.registerJsModule('borch_ts', module)
+
+
+class ReleasedError(RuntimeError):
+    """A tensor used after its memory scope released it."""
+
+
+class DeviceError(RuntimeError):
+    """WebGPU is missing, or the device was lost."""
+
+
+KINDS = {
+    "RuntimeError": RuntimeError,
+    "IndexError": IndexError,
+    "TypeError": TypeError,
+    "ValueError": ValueError,
+    "NotImplementedError": NotImplementedError,
+    "ReleasedError": ReleasedError,
+    "DeviceError": DeviceError,
+    "RangeError": IndexError,
+}
+
+SYNC_MESSAGE = (
+    "borch_webgpu reads tensors back from the GPU (item(), tolist(), float(), bool(), repr, "
+    "print) without await, through pyodide.ffi.run_sync, which only works when the page entered "
+    "Python with pyodide.runPythonAsync(...): this code was run with pyodide.runPython(...); "
+    "use runPythonAsync"
+)
+
+
+def camel(name):
+    """``log_softmax`` -> ``logSoftmax``; trailing underscores (in-place ops) stay."""
+    stem = name.rstrip("_")
+    head, *rest = stem.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest) + name[len(stem):]
+
+
+def reraise(e):
+    """Raise the Python exception named by a JavaScript error's ``kind`` (torch's class)."""
+    err = getattr(e, "js_error", e)
+    kind = getattr(err, "kind", None) or getattr(err, "name", None)
+    message = getattr(err, "message", None) or str(e)
+    raise KINDS.get(kind, RuntimeError)(message) from None
+
+
+def call(fn, args, kwargs):
+    """Call the JavaScript function ``fn``: arguments converted, keyword arguments as one trailing
+    plain object (bound by the core's signature table), the result wrapped back."""
+    js_args = [to_js_value(a) for a in args]
+    if kwargs:
+        js_args.append(keywords(kwargs))
+    try:
+        result = fn(*js_args)
+    except JsException as e:
+        reraise(e)
+    return from_js(result)
+
+
+def keywords(kwargs):
+    return to_js(
+        {k: to_js_value(v) for k, v in kwargs.items()},
+        dict_converter=js.Object.fromEntries,
+    )
+
+
+def settle(make_promise):
+    """The value of the promise ``make_promise()`` returns, without await (``run_sync``)."""
+    if can_run_sync is not None and not can_run_sync():
+        raise RuntimeError(SYNC_MESSAGE)
+    try:
+        return run_sync(make_promise())
+    except JsException as e:
+        reraise(e)
+    except RuntimeError as e:
+        if "stack switch" in str(e) or "synchronous" in str(e):
+            raise RuntimeError(SYNC_MESSAGE) from None
+        raise
+
+
+def to_js_value(x):
+    """A Python argument as JavaScript: wrappers -> their JavaScript object, lists and tuples ->
+    arrays, dicts -> plain objects, dtypes -> their name."""
+    js_obj = getattr(x, "_js", None)
+    if js_obj is not None:
+        return js_obj
+    if isinstance(x, dtype):
+        return x.name
+    if isinstance(x, (list, tuple)) or type(x).__name__ == "generator":
+        return to_js([to_js_value(i) for i in x])
+    if isinstance(x, dict):
+        return keywords(x)
+    return x
+
+
+def is_tensor(x):
+    return js.Reflect.has(x, "__borchId")
+
+
+def from_js(r):
+    """A JavaScript result as Python: Tensor objects -> Tensor, arrays -> tuples, plain objects ->
+    dicts, other objects (nn modules, optimizers) -> a forwarding wrapper."""
+    if not isinstance(r, JsProxy):
+        return r
+    if is_tensor(r):
+        return Tensor(r)
+    if js.Array.isArray(r):
+        return tuple(from_js(i) for i in r)
+    if r.constructor == js.Object:
+        return {k: from_js(v) for k, v in js.Object.entries(r)}
+    if callable(r):
+        return r
+    return JsObject(r)
+
+
+def forwarder(fn):
+    def forward(*args, **kwargs):
+        return call(fn, args, kwargs)
+
+    return forward
+
+
+def attribute(owner, js_obj, name, what):
+    """``owner.name`` forwarded: ``js_obj[camel(name)]``, a method as a forwarding function."""
+    js_name = camel(name)
+    missing = name.startswith("__") or not js.Reflect.has(js_obj, js_name)
+    if missing:
+        raise AttributeError(
+            f"{what} has no attribute '{name}' — borch-ts does not have '{js_name}'"
+        )
+    value = getattr(js_obj, js_name)
+    if callable(value) and not is_tensor(value):
+        return forwarder(value)
+    return from_js(value)
+
+
+class JsObject:
+    """A borch-ts object (an optimizer, a scheduler): attributes forward by name."""
+
+    def __init__(self, js_obj):
+        object.__setattr__(self, "_js", js_obj)
+
+    def __getattr__(self, name):
+        return attribute(self, self._js, name, f"'{type(self).__name__}' object")
+
+
+class dtype:
+    """torch's dtype objects: ``torch.float32``, ``torch.int64``, ``torch.bool``."""
+
+    def __init__(self, name, floating):
+        self.name = name
+        self.is_floating_point = floating
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return (dtype, (self.name, self.is_floating_point))
+
+
+float32 = dtype("float32", True)
+int64 = dtype("int64", False)
+bool_ = dtype("bool", False)
+DTYPES = {"float32": float32, "int64": int64, "bool": bool_}
+
+
+class Size(tuple):
+    """torch's ``torch.Size``: a tuple of ints."""
+
+    def __repr__(self):
+        return f"torch.Size({list(self)!r})"
+
+
+from ._tensor import Tensor  # noqa: E402  (the Tensor class uses the helpers above)

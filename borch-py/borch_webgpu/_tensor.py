@@ -1,0 +1,151 @@
+"""``Tensor``: a Python handle on a borch-ts Tensor. Every method forwards by name
+(``__getattr__``: snake_case -> camelCase); operators map to torch's names through one table;
+reads settle the JavaScript promise with ``run_sync``; subscripts go to the core's ``index``."""
+
+from . import _bridge as b
+
+# Python operator -> torch's name of the op (torch/_tensor.py defines the same correspondences).
+OPERATORS = {
+    "__add__": "add",
+    "__radd__": "add",
+    "__sub__": "sub",
+    "__rsub__": "rsub",
+    "__mul__": "mul",
+    "__rmul__": "mul",
+    "__truediv__": "div",
+    "__floordiv__": "floor_divide",
+    "__mod__": "remainder",
+    "__matmul__": "matmul",
+    "__pow__": "pow",
+    "__eq__": "eq",
+    "__ne__": "ne",
+    "__lt__": "lt",
+    "__le__": "le",
+    "__gt__": "gt",
+    "__ge__": "ge",
+    "__neg__": "neg",
+    "__abs__": "abs",
+    "__invert__": "logical_not",
+}
+
+
+def operator(name):
+    def op(self, *other):
+        return b.call(getattr(self._js, b.camel(name)), other, {})
+
+    return op
+
+
+class Tensor:
+    """torch's ``Tensor``, forwarding to a borch-ts Tensor (``self._js``)."""
+
+    __slots__ = ("_js",)
+    __hash__ = object.__hash__
+
+    def __init__(self, js_tensor):
+        object.__setattr__(self, "_js", js_tensor)
+
+    def __getattr__(self, name):
+        return b.attribute(self, self._js, name, "'Tensor' object")
+
+    def __setattr__(self, name, value):
+        setattr(self._js, b.camel(name), b.to_js_value(value))
+
+    # Properties torch spells differently from a method call.
+    @property
+    def shape(self):
+        return b.Size(self._js.shape)
+
+    def size(self, *args, **kwargs):
+        r = b.call(self._js.size, args, kwargs)
+        return b.Size(r) if isinstance(r, tuple) else r
+
+    @property
+    def dtype(self):
+        return b.DTYPES[self._js.dtype]
+
+    @property
+    def ndim(self):
+        return self.dim()
+
+    @property
+    def T(self):
+        return self.permute(*reversed(range(self.dim())))
+
+    # Reads: the promise settled with run_sync (the page must use runPythonAsync).
+    def item(self):
+        return b.settle(self._js.item)
+
+    def tolist(self):
+        r = b.settle(self._js.toArray)
+        return r.to_py() if hasattr(r, "to_py") else r
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __bool__(self):
+        return bool(self.item())
+
+    def __index__(self):
+        return int(self.item())
+
+    def __repr__(self):
+        return b.settle(self._js.repr)
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __iter__(self):
+        return iter(self.unbind(0))
+
+    def backward(self, gradient=None, retain_graph=False):
+        try:
+            self._js.backward(b.to_js_value(gradient), retain_graph)
+        except b.JsException as e:
+            b.reraise(e)
+
+    def numpy(self):
+        raise NotImplementedError(
+            "Tensor.numpy(): numpy is not available in this Pyodide (it would be fetched from a "
+            "CDN); use tolist()"
+        )
+
+    # Subscripts: the core's `index` interprets them (borch-tensor/src/ops/indexing.rs).
+    def __getitem__(self, key):
+        items = key if isinstance(key, tuple) else (key,)
+        return b.call(self._js.index, ([subscript(i) for i in items],), {})
+
+    def __setitem__(self, key, value):
+        raise NotImplementedError(
+            "Tensor.__setitem__ (t[...] = v) is not in borch's core: use masked_fill or where"
+        )
+
+
+def subscript(item):
+    """One subscript item in the core's encoding: a slice as [start, stop, step], ... as '...'."""
+    if isinstance(item, slice):
+        return [item.start, item.stop, item.step]
+    if item is Ellipsis:
+        return "..."
+    return item
+
+
+for _dunder, _name in OPERATORS.items():
+    setattr(Tensor, _dunder, operator(_name))
+
+
+def _rtruediv(self, other):
+    # torch/_tensor.py: __rtruediv__ is `self.reciprocal() * other`.
+    return self.reciprocal() * other
+
+
+def _rpow(self, other):
+    # torch/_tensor.py: __rpow__ is `torch.pow(other, self)`.
+    return b.call(b.bt.pow, (other, self), {})
+
+
+Tensor.__rtruediv__ = _rtruediv
+Tensor.__rpow__ = _rpow

@@ -1,0 +1,9 @@
+"""``torch.cuda``: borch runs on WebGPU, never CUDA."""
+
+
+def is_available():
+    return False
+
+
+def device_count():
+    return 0

@@ -1,0 +1,92 @@
+// borch_webgpu in Pyodide: Pyodide from the npm package (served from this origin), borch-ts
+// registered as the JS module `borch_ts`, the wheel from `cargo xtask build-py` unpacked into
+// site-packages; then the four examples in Python and in JavaScript must print the same lines,
+// and Python entered synchronously must get the runPythonAsync error. Run by run.mjs.
+
+import * as borch from '/target/borch-ts/index.js';
+import * as glue from '/target/borch-ts/borch_js.js';
+import { loadPyodide } from '/tests/browser/node_modules/pyodide/pyodide.mjs';
+import * as jsExamples from '/examples/python/examples.mjs';
+
+const out = document.getElementById('log');
+function log(line) {
+  console.log(line);
+  out.textContent += `${line}\n`;
+}
+
+// borch-ts groups nn/optim classes under namespaces once the nn-js branch's index.js lands; until
+// then they are taken from the wasm glue by the names its `namespaces()` lists.
+function withNamespaces(pkg) {
+  if (pkg.nn || !glue.namespaces) return pkg;
+  const ns = glue.namespaces();
+  const pick = (names) => Object.fromEntries(names.map((n) => [n, glue[n]]));
+  return { ...pkg, nn: pick(ns.nn), optim: { ...pick(ns.optim), lrScheduler: pick(ns.lrScheduler) } };
+}
+
+const EXAMPLES = ['tensors', 'autograd', 'linear_regression', 'mlp'];
+
+async function main() {
+  const found = await borch.init();
+  const a = found.adapter;
+  const adapter = `${a.vendor} / ${a.architecture || a.description || a.device}${found.software ? ', software' : ''}`;
+  log(`adapter: ${adapter}`);
+  const torch = withNamespaces(borch);
+
+  let t0 = performance.now();
+  const pyodide = await loadPyodide({ indexURL: '/tests/browser/node_modules/pyodide/' });
+  log(`pyodide ${pyodide.version} loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  pyodide.registerJsModule('borch_ts', torch);
+  const wheelName = document.querySelector('meta[name=borch-wheel]')?.content
+    ?? 'borch_webgpu-0.1.0-py3-none-any.whl';
+  const wheel = await (await fetch(`/target/borch-py/${wheelName}`)).arrayBuffer();
+  const sitePackages = pyodide.runPython('import site; site.getsitepackages()[0]');
+  pyodide.unpackArchive(wheel, 'wheel', { extractDir: sitePackages });
+  await pyodide.runPythonAsync('import borch_webgpu');
+  log(`borch_webgpu installed from ${wheelName} into ${sitePackages}`);
+
+  let failures = 0;
+  for (const name of EXAMPLES) {
+    const pyLines = [];
+    pyodide.setStdout({ batched: (line) => pyLines.push(line) });
+    const source = await (await fetch(`/examples/python/${name}.py`)).text();
+    t0 = performance.now();
+    try {
+      await pyodide.runPythonAsync(source);
+    } catch (e) {
+      pyLines.push(`<python raised> ${e.message}`);
+    }
+    const pySeconds = (performance.now() - t0) / 1000;
+    const jsLines = [];
+    await jsExamples[name](torch, (line) => jsLines.push(...String(line).split('\n')));
+    const pyFlat = pyLines.flatMap((l) => l.split('\n'));
+    const same = pyFlat.length === jsLines.length && pyFlat.every((l, i) => l === jsLines[i]);
+    log(`example ${name}.py (${pySeconds.toFixed(1)} s): ${same ? 'same output as the JavaScript version' : 'DIFFERS from the JavaScript version'}`);
+    for (let i = 0; i < Math.max(pyFlat.length, jsLines.length); i++) {
+      const p = pyFlat[i] ?? '<missing>';
+      const j = jsLines[i] ?? '<missing>';
+      log(p === j ? `  py|js ${p}` : `  py    ${p}\n  js    ${j}`);
+    }
+    if (!same) failures += 1;
+  }
+  pyodide.setStdout({});
+
+  // Entered synchronously, reads cannot settle a promise: the error names runPythonAsync.
+  let syncMessage = null;
+  try {
+    pyodide.runPython('import borch_webgpu as torch\ntorch.tensor([1.5]).item()');
+  } catch (e) {
+    syncMessage = e.message.trim().split('\n').pop();
+  }
+  const syncOk = syncMessage !== null && syncMessage.includes('runPythonAsync');
+  log(`runPython (synchronous) then item(): ${syncMessage}`);
+  if (!syncOk) failures += 1;
+
+  const summary = `python: ${EXAMPLES.length - Math.min(failures, EXAMPLES.length)} / ${EXAMPLES.length} examples print what borch-ts prints; sync entry ${syncOk ? 'raises the runPythonAsync error' : 'FAILED'} [${adapter}]`;
+  log(summary);
+  return { ok: failures === 0, summary };
+}
+
+window.__borchDone = main().catch((e) => {
+  log(`error: ${e.stack ?? e}`);
+  return { ok: false, summary: String(e) };
+});
