@@ -6,6 +6,7 @@
 //! lines only.
 
 mod allow;
+mod python;
 mod rust;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,8 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let allow = allow::load(&root.join("xtask/audit-allow.txt"))?;
     let mut findings = rust::audit_dir(&root, &root.join("borch-js/src"))?;
     findings.extend(crate::js_api::audit_generated());
+    let (python_findings, python_checked) = python::audit_dir(&root.join("borch-py/borch_webgpu"))?;
+    findings.extend(python_findings);
     let (allowed, failing): (Vec<_>, Vec<_>) =
         findings.into_iter().partition(|f| allow.covers(&f.place));
     for f in &allowed {
@@ -36,8 +39,12 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         println!("COMPUTES {}: {}", f.place, f.what);
     }
     println!(
+        "audit: {} borch-js Rust functions and {python_checked} borch-py Python functions/bodies checked",
+        rust::checked_count()
+    );
+    println!(
         "audit: {} binding functions checked, {} allowed with a reason, {} computing, {} stale allow entries",
-        rust::checked_count(),
+        rust::checked_count() + python_checked,
         allowed.len(),
         failing.len(),
         unused.len()

@@ -13,7 +13,11 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let root = crate::audit::workspace_root();
     let version = project_version(&root.join("borch-py/pyproject.toml"))?;
     let mut files = Vec::new();
-    collect(&root.join("borch-py"), Path::new("borch_webgpu"), &mut files)?;
+    collect(
+        &root.join("borch-py"),
+        Path::new("borch_webgpu"),
+        &mut files,
+    )?;
     files.sort();
     let out_dir = target_dir(&root).join("borch-py");
     std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
@@ -45,8 +49,8 @@ fn target_dir(root: &Path) -> PathBuf {
 
 /// `version = "…"` of `[project]`.
 fn project_version(pyproject: &Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(pyproject)
-        .map_err(|e| format!("{}: {e}", pyproject.display()))?;
+    let text =
+        std::fs::read_to_string(pyproject).map_err(|e| format!("{}: {e}", pyproject.display()))?;
     text.lines()
         .filter_map(|l| l.trim().strip_prefix("version"))
         .filter_map(|rest| rest.trim().strip_prefix('='))
