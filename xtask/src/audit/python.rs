@@ -52,7 +52,7 @@ def walk(node, prefix, path):
             report(f"{path}::{prefix}{n.name}", n)
             walk(n, f"{prefix}{n.name}.", path)
 for file in sorted(root.rglob("*.py")):
-    path = file.relative_to(root.parent).as_posix()
+    path = "borch-py/" + file.relative_to(root.parent).as_posix()
     tree = ast.parse(file.read_text(), str(file))
     report(f"{path}::<module>", tree)
     walk(tree, "", path)
