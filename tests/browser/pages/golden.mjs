@@ -45,13 +45,13 @@ function parseGolden(text) {
   return root;
 }
 
-// A golden number: "nan", "inf", "-inf" strings, booleans as 0/1, PyFloat unwrapped.
+// A golden value as JavaScript's: "nan", "inf", "-inf" strings are those numbers, a PyFloat its
+// number; anything else (ints, booleans, other strings, null) unchanged.
 function num(v) {
   if (v instanceof PyFloat) return v.value;
   if (v === 'nan') return NaN;
   if (v === 'inf') return Infinity;
   if (v === '-inf') return -Infinity;
-  if (typeof v === 'boolean') return v ? 1 : 0;
   return v;
 }
 
@@ -82,7 +82,7 @@ function makeTensor(enc) {
   const shape = enc.shape;
   const numel = shape.reduce((a, b) => a * b, 1);
   if (numel === 0) return torch.zeros(shape, { dtype: enc.dtype });
-  const flat = enc.data.map((x) => (enc.dtype === 'bool' ? x : num(x)));
+  const flat = enc.data.map(num);
   return torch.tensor(nest(flat, shape), { dtype: enc.dtype });
 }
 
