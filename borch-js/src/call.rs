@@ -47,13 +47,10 @@ fn arguments(args: &Array) -> JsResult<Arguments> {
 
 /// A plain object (`{ dim: 1 }`), which no positional parameter accepts.
 fn is_options(v: &JsValue) -> bool {
-    v.is_object()
-        && !Array::is_array(v)
-        && tensor_id(v).is_none()
-        && {
-            let proto: JsValue = Object::get_prototype_of(v).into();
-            proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new()))
-        }
+    v.is_object() && !Array::is_array(v) && tensor_id(v).is_none() && {
+        let proto: JsValue = Object::get_prototype_of(v).into();
+        proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new()))
+    }
 }
 
 fn tensor_id(v: &JsValue) -> Option<f64> {
@@ -76,7 +73,11 @@ pub fn value(v: &JsValue) -> JsResult<Value> {
     }
     if let Some(x) = v.as_f64() {
         let integral = x.fract() == 0.0 && x.abs() < 9.007_199_254_740_992e15;
-        return Ok(if integral { Value::Int(x as i64) } else { Value::Float(x) });
+        return Ok(if integral {
+            Value::Int(x as i64)
+        } else {
+            Value::Float(x)
+        });
     }
     if v.is_bigint() {
         return i64::try_from(v.clone())
@@ -88,7 +89,11 @@ pub fn value(v: &JsValue) -> JsResult<Value> {
     }
     if Array::is_array(v) {
         let array: &Array = v.unchecked_ref();
-        return array.iter().map(|x| value(&x)).collect::<JsResult<Vec<_>>>().map(Value::List);
+        return array
+            .iter()
+            .map(|x| value(&x))
+            .collect::<JsResult<Vec<_>>>()
+            .map(Value::List);
     }
     if let Some(id) = tensor_id(v) {
         return handles::lookup(id as u64)

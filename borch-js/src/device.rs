@@ -187,8 +187,10 @@ fn pair(first: &str, a: u64, second: &str, b: u64) -> JsValue {
     result.into()
 }
 
-/// Buffers held by live tensors, the pool excluded: `{ buffers, bytes }`.
-#[wasm_bindgen]
+/// Buffers held by live tensors, the pool excluded: `{ buffers, bytes }`. Exported to the glue as
+/// `memoryStats` (the wasm module's own export `memory` is its linear memory); index.js calls it
+/// `memory`.
+#[wasm_bindgen(js_name = memoryStats)]
 pub fn memory() -> JsResult<JsValue> {
     let m = default_device().js::<borch_tensor::Device>()?.memory();
     Ok(pair("buffers", m.buffers, "bytes", m.bytes))

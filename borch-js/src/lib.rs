@@ -9,6 +9,7 @@ mod errors;
 mod handles;
 mod panic;
 mod scope;
+mod selftest;
 mod tensor;
 
 pub use autograd::no_grad;
@@ -16,4 +17,5 @@ pub use call::{call_function, call_method};
 pub use device::{dispatches, empty_cache, init, manual_seed, memory, pooled, probe, submits};
 pub use errors::{IntoJs, JsResult, error_classes, kind_name, to_js, type_error};
 pub use scope::{JsScope, keep_alive, scope};
+pub use selftest::{kernel_sources, self_test};
 pub use tensor::{JsTensor, tensor};

@@ -12,7 +12,7 @@ extern "C" {
 
 /// Runs once when the wasm instance starts.
 #[wasm_bindgen(start)]
-pub fn install_panic_hook() {
+fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         console_error(&format!("borch panicked (a bug in borch): {info}"));
     }));

@@ -1,17 +1,21 @@
 //! borch's developer tasks: `cargo xtask <task> ...` (the alias is in .cargo/config.toml).
 
+mod audit;
 mod bench_matmul;
 mod bench_train_mlp;
+mod build_js;
 mod demo;
 mod js_api;
 
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
+  cargo xtask audit
   cargo xtask demo [--epochs N] [--lr LR] [--batch-size B] [--seed S]
   cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
 [--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R] [--no-naive]
-  cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]";
+  cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]
+  cargo xtask build-js [--no-pack]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -21,9 +25,11 @@ fn main() -> ExitCode {
         .collect::<Vec<_>>()
         .as_slice()
     {
+        ["audit", rest @ ..] => audit::run(rest),
         ["demo", rest @ ..] => demo::run(rest),
         ["bench", "matmul", rest @ ..] => bench_matmul::run(rest),
         ["bench", "train-mlp", rest @ ..] => bench_train_mlp::run(rest),
+        ["build-js", rest @ ..] => build_js::run(rest),
         _ => Err(USAGE.to_string()),
     };
     match result {

@@ -1,5 +1,6 @@
 //! WGSL shared by generated kernels: the flat thread index and numeric helpers that WGSL lacks
-//! or defines differently from torch (NaN tests by bit pattern, so no compiler can fold them).
+//! or defines differently from torch (NaN tests by bit pattern, so no compiler can fold them;
+//! NaN and infinity made at run time, as Tint refuses them in constant expressions).
 
 pub const INDEX: &str = r#"
 fn flat_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
@@ -12,8 +13,10 @@ pub const MATH: &str = r#"
 const PI: f32 = 3.14159265358979323846;
 fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
 fn is_inf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000u; }
-fn f_nan() -> f32 { return bitcast<f32>(0x7fc00000u); }
-fn f_inf() -> f32 { return bitcast<f32>(0x7f800000u); }
+// Through a var: a constant bitcast to NaN or infinity is a shader-creation error in Tint
+// (Chromium's WebGPU: "value nan cannot be represented as 'f32'"); a var is never const-folded.
+fn f_nan() -> f32 { var bits = 0x7fc00000u; return bitcast<f32>(bits); }
+fn f_inf() -> f32 { var bits = 0x7f800000u; return bitcast<f32>(bits); }
 fn erf_(x: f32) -> f32 {
     // Abramowitz & Stegun 7.1.26 refined with one Newton step on erf's derivative would cost
     // more; this form has absolute error below 1.5e-7.

@@ -46,7 +46,11 @@ fn positional(params: &[Param], input: bool) -> String {
     if input {
         parts.push("input: Tensor".to_string());
     }
-    parts.extend(params.iter().map(|p| ts_param(p, p.default != Default::Required)));
+    parts.extend(
+        params
+            .iter()
+            .map(|p| ts_param(p, p.default != Default::Required)),
+    );
     parts.join(", ")
 }
 
@@ -84,7 +88,11 @@ pub fn overloads(entry: &Entry, js: &str, function: bool) -> Vec<String> {
                     ..*p
                 })
                 .collect();
-            let split_ret = if entry.returns == Returns::Ints { "number" } else { "[Tensor, Tensor]" };
+            let split_ret = if entry.returns == Returns::Ints {
+                "number"
+            } else {
+                "[Tensor, Tensor]"
+            };
             return vec![
                 format!("{js}({all}): {ret};"),
                 format!("{js}({}): {split_ret};", positional(&rest, input)),
