@@ -17,6 +17,76 @@ fn is_inf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000
 // (Chromium's WebGPU: "value nan cannot be represented as 'f32'"); a var is never const-folded.
 fn f_nan() -> f32 { var bits = 0x7fc00000u; return bitcast<f32>(bits); }
 fn f_inf() -> f32 { var bits = 0x7f800000u; return bitcast<f32>(bits); }
+// exp and log with torch's special values spelled out: WGSL leaves a builtin's result on NaN,
+// infinity or outside its domain indeterminate, and SwiftShader (Chromium's software WebGPU)
+// returns +inf for exp(NaN) and finite values for log(0), log(-1) and log(NaN).
+fn nan_or(x: f32, r: f32) -> f32 { return select(r, x, is_nan(x)); }
+fn exp_(x: f32) -> f32 { return nan_or(x, exp(x)); }
+fn exp2_(x: f32) -> f32 { return nan_or(x, exp2(x)); }
+fn log_(x: f32) -> f32 {
+    if (is_nan(x) || x < 0.0) { return f_nan(); }
+    if (x == 0.0) { return -f_inf(); }
+    if (is_inf(x)) { return x; }
+    return log(x);
+}
+fn log2_(x: f32) -> f32 {
+    if (is_nan(x) || x < 0.0) { return f_nan(); }
+    if (x == 0.0) { return -f_inf(); }
+    if (is_inf(x)) { return x; }
+    return log2(x);
+}
+fn asinh_(x: f32) -> f32 {
+    if (is_nan(x) || is_inf(x)) { return x; }
+    return asinh(x);
+}
+fn acosh_(x: f32) -> f32 {
+    if (is_nan(x) || x < 1.0) { return f_nan(); }
+    if (is_inf(x)) { return x; }
+    return acosh(x);
+}
+fn atanh_(x: f32) -> f32 {
+    if (is_nan(x) || abs(x) > 1.0) { return f_nan(); }
+    if (abs(x) == 1.0) { return select(-f_inf(), f_inf(), x > 0.0); }
+    return atanh(x);
+}
+// sin, cos and tan to f32 accuracy: WGSL allows sin and cos an absolute error of 2^-11, which
+// SwiftShader uses (torch's tan gradient 1 + tan^2 then misses by 1e-4). The argument is reduced
+// by k * pi/2 (pi/2 in three parts, exact products for |k| < 2^16) and the quarter is Cephes'
+// sinf/cosf polynomials; beyond |x| = 1e5 the builtins.
+fn trig_sin_r(r: f32) -> f32 {
+    let z = r * r;
+    return ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1) * z * r + r;
+}
+fn trig_cos_r(r: f32) -> f32 {
+    let z = r * r;
+    return ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) * z * z - 0.5 * z + 1.0;
+}
+fn trig_quarter(x: f32) -> vec2<f32> {
+    let k = round(x * 0.63661977236758134);
+    let r = ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.54978995489188216e-8;
+    return vec2<f32>(r, k);
+}
+fn sin_(x: f32) -> f32 {
+    if (is_nan(x) || is_inf(x)) { return f_nan(); }
+    if (abs(x) > 1e5) { return sin(x); }
+    let rk = trig_quarter(x);
+    let q = i32(rk.y) & 3;
+    let v = select(trig_sin_r(rk.x), trig_cos_r(rk.x), (q & 1) == 1);
+    return select(v, -v, q >= 2);
+}
+fn cos_(x: f32) -> f32 {
+    if (is_nan(x) || is_inf(x)) { return f_nan(); }
+    if (abs(x) > 1e5) { return cos(x); }
+    let rk = trig_quarter(x);
+    let q = i32(rk.y) & 3;
+    let v = select(trig_cos_r(rk.x), trig_sin_r(rk.x), (q & 1) == 1);
+    return select(v, -v, q == 1 || q == 2);
+}
+fn tan_(x: f32) -> f32 {
+    if (is_nan(x) || is_inf(x)) { return f_nan(); }
+    if (abs(x) > 1e5) { return tan(x); }
+    return sin_(x) / cos_(x);
+}
 fn erf_(x: f32) -> f32 {
     // Abramowitz & Stegun 7.1.26 refined with one Newton step on erf's derivative would cost
     // more; this form has absolute error below 1.5e-7.
@@ -52,14 +122,14 @@ fn log1p_(x: f32) -> f32 {
 }
 fn expm1_(x: f32) -> f32 {
     if (abs(x) < 1e-5) { return x + 0.5 * x * x; }
-    let u = exp(x);
-    if (is_inf(u)) { return u; }
+    let u = exp_(x);
+    if (is_inf(u) || is_nan(u)) { return u; }
     if (u == 0.0) { return -1.0; }
     return (u - 1.0) * (x / log(u));
 }
 fn softplus_(x: f32, beta: f32, threshold: f32) -> f32 {
     if (x * beta > threshold) { return x; }
-    return log1p_(exp(x * beta)) / beta;
+    return log1p_(exp_(x * beta)) / beta;
 }
 fn pow_f(x: f32, y: f32) -> f32 {
     if (y == 0.0 || x == 1.0) { return 1.0; }
