@@ -182,6 +182,11 @@ fn object_name(value: &JsValue) -> String {
 }
 
 /// One element as a JavaScript value: a number, or a boolean for bool tensors.
+/// A shape as an array of numbers.
+pub fn sizes(shape: &[usize]) -> Array {
+    shape.iter().map(|&n| JsValue::from(n as f64)).collect()
+}
+
 pub fn scalar(s: Scalar) -> JsValue {
     match s {
         Scalar::Float(v) => JsValue::from_f64(v),

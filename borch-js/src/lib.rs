@@ -24,5 +24,5 @@ pub use device::{dispatches, empty_cache, init, manual_seed, memory, pooled, pro
 pub use errors::{IntoJs, JsResult, error_classes, kind_name, to_js, type_error};
 pub use namespaces::{namespace_lists, namespaces};
 pub use scope::{JsScope, keep_alive, scope};
-pub use selftest::self_test;
+pub use selftest::{kernel_sources, self_test};
 pub use tensor::{JsTensor, tensor};

@@ -38,3 +38,19 @@ pub async fn self_test() -> JsResult<JsValue> {
     }
     Ok(out.into())
 }
+
+/// Every generated WGSL kernel of the core as `[name, source]` pairs, for the browser test that
+/// compiles each one with the browser's own WGSL compiler (Tint in Chromium), which is stricter
+/// than naga in places.
+#[wasm_bindgen(js_name = kernelSources, unchecked_return_type = "[string, string][]")]
+pub fn kernel_sources() -> js_sys::Array {
+    borch_tensor::kernel_sources()
+        .into_iter()
+        .map(|(name, source)| {
+            JsValue::from(js_sys::Array::of2(
+                &JsValue::from(name),
+                &JsValue::from(source),
+            ))
+        })
+        .collect()
+}

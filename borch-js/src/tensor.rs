@@ -32,11 +32,7 @@ impl JsTensor {
     /// The size of each dim, as an array of numbers.
     #[wasm_bindgen(getter, unchecked_return_type = "number[]")]
     pub fn shape(&self) -> Array {
-        self.0
-            .shape()
-            .iter()
-            .map(|&n| JsValue::from(n as f64))
-            .collect()
+        convert::sizes(self.0.shape())
     }
 
     /// `"float32"`, `"int64"` or `"bool"`.

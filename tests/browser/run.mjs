@@ -10,8 +10,9 @@
 // The page is served at its path under the repository root, so it imports
 // /target/borch-ts/index.js and reads /tests/golden/golden.json. /target/ maps to
 // $CARGO_TARGET_DIR when that is set (or to --target-dir). A page may set its own timeout with
-// <meta name="borch-timeout-s" content="900">. --screenshot applies to the pages after it
-// (with several pages, the page's name is added to the file name).
+// <meta name="borch-timeout-s" content="900">. A query string after a page is passed to it
+// (pages/golden.html?filter=abs). With several pages, --screenshot adds each page's name to the
+// file name.
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, createReadStream, existsSync } from 'node:fs';
@@ -57,9 +58,14 @@ function parseArgs(argv) {
     } else if (arg === '--screenshot') screenshot = resolve(value());
     else if (arg === '--target-dir') targetDir = resolve(value());
     else if (arg.startsWith('--')) usage(`unknown option ${arg}`);
-    else pages.push({ path: resolve(arg), timeout, screenshot });
+    else {
+      // A query string is passed to the page: pages/golden.html?filter=abs
+      const at = arg.indexOf('?');
+      pages.push(at < 0 ? { path: resolve(arg), query: '' } : { path: resolve(arg.slice(0, at)), query: arg.slice(at) });
+    }
   }
   if (pages.length === 0) usage('no page given');
+  for (const page of pages) Object.assign(page, { timeout, screenshot });
   return { pages, targetDir };
 }
 
@@ -193,12 +199,17 @@ async function runPage(browser, base, page, index, total) {
   const name = basename(page.path, extname(page.path));
   const rel = page.path.startsWith(repo + sep) ? page.path.slice(repo.length + 1).split(sep).join('/') : null;
   if (rel === null) return { name, ok: false, summary: `${page.path} is not inside the repository ${repo}` };
-  const url = `${base}/${rel}`;
+  const url = `${base}/${rel}${page.query}`;
   const context = browser.contexts()[0] ?? (await browser.newContext());
   const tab = await context.newPage();
   const say = (line) => console.log(`[${name}] ${line}`);
   const problems = [];
   const foreign = [];
+  // An uncaught error fails the page at once (a module that fails to load never reports).
+  let stopOnError;
+  const uncaught = new Promise((ok) => {
+    stopOnError = () => ok({ ok: false, summary: 'stopped at the first error' });
+  });
   tab.on('console', (msg) => {
     const text = msg.text();
     say(msg.type() === 'log' || msg.type() === 'info' ? text : `${msg.type()}: ${text}`);
@@ -207,6 +218,7 @@ async function runPage(browser, base, page, index, total) {
   tab.on('pageerror', (e) => {
     say(`uncaught: ${e.stack ?? e}`);
     problems.push(`uncaught exception: ${e.message ?? e}`);
+    stopOnError();
   });
   tab.on('crash', () => problems.push('the page crashed'));
   tab.on('request', (req) => {
@@ -216,7 +228,13 @@ async function runPage(browser, base, page, index, total) {
     if (localRequest(req.url())) say(`request failed: ${req.url()} (${req.failure()?.errorText})`);
   });
   tab.on('response', (res) => {
-    if (res.status() >= 400) say(`HTTP ${res.status()}: ${res.url()}`);
+    if (res.status() < 400) return;
+    say(`HTTP ${res.status()}: ${res.url()}`);
+    // A module that does not load never runs, so the page would never report.
+    if (res.request().resourceType() === 'script') {
+      problems.push(`a script failed to load (HTTP ${res.status()}): ${res.url()}`);
+      stopOnError();
+    }
   });
 
   const started = Date.now();
@@ -230,7 +248,7 @@ async function runPage(browser, base, page, index, total) {
       .then(() => tab.evaluate(() => Promise.resolve(window.__borchDone)));
     const timer = sleep(timeoutS * 1000).then(() => ({ ok: false, summary: `timed out after ${timeoutS} s` }));
     const crashed = new Promise((ok) => tab.once('crash', () => ok({ ok: false, summary: 'the page crashed' })));
-    result = await Promise.race([done, timer, crashed]);
+    result = await Promise.race([done, timer, crashed, uncaught]);
     if (result === null || typeof result !== 'object') result = { ok: false, summary: `__borchDone is ${JSON.stringify(result)}` };
   } catch (e) {
     result = { ok: false, summary: `${e.message ?? e}` };

@@ -4,7 +4,7 @@
 
 import * as borch from '/target/borch-ts/index.js';
 // The glue module index.js loads (the same instance): selfTest is a diagnostic outside the API.
-import { selfTest } from '/target/borch-ts/borch_js.js';
+import { kernelSources, selfTest } from '/target/borch-ts/borch_js.js';
 
 const out = document.getElementById('log');
 function log(line) {
@@ -83,6 +83,23 @@ async function main() {
   check('index error is a RangeError', self.indexError instanceof RangeError && self.indexError.kind === 'IndexError', String(self.indexError));
   log(`kernels: add ${JSON.stringify(self.add)}, t ${JSON.stringify(self.t)}, matmul ${JSON.stringify(self.matmul)}, sum ${self.sum}`);
   log(`  a.transpose(0, 5): ${self.indexError.constructor.name} [${self.indexError.kind}]: ${self.indexError.message}`);
+
+  // Every generated kernel through Chromium's own WGSL compiler (Tint), stricter than naga.
+  const kernelStart = performance.now();
+  const sources = kernelSources();
+  const gpuAdapter = await navigator.gpu.requestAdapter();
+  const gpu = await gpuAdapter.requestDevice();
+  const rejected = [];
+  for (const [name, code] of sources) {
+    const module = gpu.createShaderModule({ code, label: name });
+    const info = await module.getCompilationInfo();
+    const errors = info.messages.filter((m) => m.type === 'error');
+    if (errors.length > 0) rejected.push(`${name}: ${errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join('; ')}`);
+  }
+  gpu.destroy();
+  for (const r of rejected.slice(0, 20)) log(`  rejected by Tint: ${r}`);
+  log(`wgsl[tint]: ${sources.length - rejected.length} / ${sources.length} generated kernels compile in Chromium (${((performance.now() - kernelStart) / 1000).toFixed(1)} s)`);
+  check('every kernel compiles in Tint', rejected.length === 0, `(${rejected.length} rejected)`);
 
   // Bad input: the right error class, and the instance keeps working.
   log('errors:');

@@ -22,7 +22,7 @@ pub fn forwarding_js() -> String {
         if e.is_method() {
             writeln!(
                 out,
-                "Tensor.prototype.{js} = function {js}(...args) {{ return callMethod({:?}, this, args); }};",
+                "Tensor.prototype.{js} = function (...args) {{ return callMethod({:?}, this, args); }};",
                 e.name
             )
             .unwrap();
@@ -30,12 +30,12 @@ pub fn forwarding_js() -> String {
     }
     for e in api::entries().iter().filter(|e| e.is_function()) {
         let js = camel(e.name);
-        writeln!(
-            out,
-            "export function {js}(...args) {{ return callFunction({:?}, args); }}",
-            e.name
-        )
-        .unwrap();
+        let forward = format!("(...args) {{ return callFunction({:?}, args); }}", e.name);
+        if names::reserved(&js) {
+            writeln!(out, "function {js}_{forward} export {{ {js}_ as {js} }};").unwrap();
+        } else {
+            writeln!(out, "export function {js}{forward}").unwrap();
+        }
     }
     out
 }
@@ -55,8 +55,16 @@ pub fn method_declarations() -> String {
 pub fn function_declarations() -> String {
     let mut out = String::new();
     for e in api::entries().iter().filter(|e| e.is_function()) {
-        for line in types::overloads(e, &camel(e.name), true) {
-            writeln!(out, "export declare function {line}").unwrap();
+        let js = camel(e.name);
+        if names::reserved(&js) {
+            for line in types::overloads(e, &format!("{js}_"), true) {
+                writeln!(out, "declare function {line}").unwrap();
+            }
+            writeln!(out, "export {{ {js}_ as {js} }};").unwrap();
+        } else {
+            for line in types::overloads(e, &js, true) {
+                writeln!(out, "export declare function {line}").unwrap();
+            }
         }
     }
     out
@@ -107,11 +115,11 @@ pub fn audit_generated() -> Vec<crate::audit::Finding> {
 
 fn is_forwarding(line: &str) -> bool {
     let method = line.starts_with("Tensor.prototype.")
-        && line.contains("(...args) { return callMethod(\"")
+        && line.contains(" = function (...args) { return callMethod(\"")
         && line.ends_with("\", this, args); };");
-    let function = line.starts_with("export function ")
+    let function = (line.starts_with("export function ") || line.starts_with("function "))
         && line.contains("(...args) { return callFunction(\"")
-        && line.ends_with("\", args); }");
+        && (line.ends_with("\", args); }") || line.ends_with(" };"));
     method || function
 }
 
@@ -126,7 +134,7 @@ mod tests {
         let functions = api::entries().iter().filter(|e| e.is_function()).count();
         assert_eq!(js.lines().count(), 1 + methods + functions);
         assert!(js.contains(
-            "Tensor.prototype.logSoftmax = function logSoftmax(...args) { return callMethod(\"log_softmax\", this, args); };"
+            "Tensor.prototype.logSoftmax = function (...args) { return callMethod(\"log_softmax\", this, args); };"
         ));
         let decl = method_declarations();
         assert!(
@@ -136,5 +144,9 @@ mod tests {
         assert!(decl.contains("  max(): Tensor;"));
         assert!(decl.contains("  max(dim: number, keepdim?: boolean): [Tensor, Tensor];"));
         assert!(!decl.contains("any;") && !decl.contains(": any"));
+        assert!(js.contains(
+            "function var_(...args) { return callFunction(\"var\", args); } export { var_ as var };"
+        ));
+        assert!(audit_generated().is_empty());
     }
 }

@@ -21,6 +21,16 @@ pub fn camel(name: &str) -> String {
     out + tail
 }
 
+/// JavaScript's reserved words that a catalog name could be (they cannot name a function).
+pub fn reserved(name: &str) -> bool {
+    const RESERVED: &[&str] = &[
+        "var", "new", "delete", "in", "typeof", "void", "with", "case", "default", "do", "else",
+        "for", "if", "let", "return", "switch", "this", "throw", "try", "while", "class", "const",
+        "enum", "export", "extends", "import", "super", "yield", "await", "static",
+    ];
+    RESERVED.contains(&name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::camel;

@@ -1,0 +1,30 @@
+// Type-checks the generated index.d.ts of borch-ts (tsc --strict --noEmit, in scripts/test): the
+// catalog's methods carry real parameter and result types, so the mistakes below are compile
+// errors (each `@ts-expect-error` fails the check if its line type-checks).
+import * as torch from '../../target/borch-ts/index.js';
+
+export async function typed(): Promise<number> {
+  await torch.init();
+  const x: torch.Tensor = torch.tensor([[1, 2], [3, 4]]);
+  const rows: torch.Tensor = x.sum(1, true);
+  const cols: torch.Tensor = x.sum({ dim: 0, keepdim: false });
+  const whole: torch.Tensor = x.max();
+  const [values, indices]: [torch.Tensor, torch.Tensor] = x.max(1);
+  const parts: torch.Tensor[] = x.split(1);
+  const flat: torch.Tensor = x.view(4);
+  const square: torch.Tensor = x.view(2, 2);
+  const zeros: torch.Tensor = torch.zeros(2, 3);
+  const dim0: number = x.size(0);
+  const shape: number[] = x.size();
+  const chained = x.add(1, { alpha: 2 }).mul(x).matmul(x.t()).logSoftmax(1);
+  const spread: torch.Tensor = torch.var(x);
+  const joined: torch.Tensor = torch.cat([rows, cols.unsqueeze(1)], 1);
+  // @ts-expect-error a dim is a number or a list of numbers
+  x.sum('a');
+  // @ts-expect-error matmul takes a tensor
+  x.matmul(3);
+  // @ts-expect-error no such op
+  x.fooBar();
+  const used = [whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined];
+  return dim0 + shape.length + used.length;
+}
