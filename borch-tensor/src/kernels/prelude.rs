@@ -17,6 +17,38 @@ fn is_inf(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) == 0x7f800000
 // (Chromium's WebGPU: "value nan cannot be represented as 'f32'"); a var is never const-folded.
 fn f_nan() -> f32 { var bits = 0x7fc00000u; return bitcast<f32>(bits); }
 fn f_inf() -> f32 { var bits = 0x7f800000u; return bitcast<f32>(bits); }
+// exp and log with torch's special values spelled out: WGSL leaves a builtin's result on NaN,
+// infinity or outside its domain indeterminate, and SwiftShader (Chromium's software WebGPU)
+// returns +inf for exp(NaN) and finite values for log(0), log(-1) and log(NaN).
+fn nan_or(x: f32, r: f32) -> f32 { return select(r, x, is_nan(x)); }
+fn exp_(x: f32) -> f32 { return nan_or(x, exp(x)); }
+fn exp2_(x: f32) -> f32 { return nan_or(x, exp2(x)); }
+fn log_(x: f32) -> f32 {
+    if (is_nan(x) || x < 0.0) { return f_nan(); }
+    if (x == 0.0) { return -f_inf(); }
+    if (is_inf(x)) { return x; }
+    return log(x);
+}
+fn log2_(x: f32) -> f32 {
+    if (is_nan(x) || x < 0.0) { return f_nan(); }
+    if (x == 0.0) { return -f_inf(); }
+    if (is_inf(x)) { return x; }
+    return log2(x);
+}
+fn asinh_(x: f32) -> f32 {
+    if (is_nan(x) || is_inf(x)) { return x; }
+    return asinh(x);
+}
+fn acosh_(x: f32) -> f32 {
+    if (is_nan(x) || x < 1.0) { return f_nan(); }
+    if (is_inf(x)) { return x; }
+    return acosh(x);
+}
+fn atanh_(x: f32) -> f32 {
+    if (is_nan(x) || abs(x) > 1.0) { return f_nan(); }
+    if (abs(x) == 1.0) { return select(-f_inf(), f_inf(), x > 0.0); }
+    return atanh(x);
+}
 fn erf_(x: f32) -> f32 {
     // Abramowitz & Stegun 7.1.26 refined with one Newton step on erf's derivative would cost
     // more; this form has absolute error below 1.5e-7.
@@ -52,14 +84,14 @@ fn log1p_(x: f32) -> f32 {
 }
 fn expm1_(x: f32) -> f32 {
     if (abs(x) < 1e-5) { return x + 0.5 * x * x; }
-    let u = exp(x);
-    if (is_inf(u)) { return u; }
+    let u = exp_(x);
+    if (is_inf(u) || is_nan(u)) { return u; }
     if (u == 0.0) { return -1.0; }
     return (u - 1.0) * (x / log(u));
 }
 fn softplus_(x: f32, beta: f32, threshold: f32) -> f32 {
     if (x * beta > threshold) { return x; }
-    return log1p_(exp(x * beta)) / beta;
+    return log1p_(exp_(x * beta)) / beta;
 }
 fn pow_f(x: f32, y: f32) -> f32 {
     if (y == 0.0 || x == 1.0) { return 1.0; }

@@ -133,7 +133,7 @@ pub(crate) fn logsumexp() -> ReduceSpec {
             fold: fold("f32", "-f_inf()", "x", "max_f(a, b)"),
             finalize: "select(acc, 0.0, is_inf(acc))".into(),
         }),
-        fold: f32_sum("exp(x - pre)"),
+        fold: f32_sum("exp_(x - pre)"),
         output: Output::Value {
             dtype: DType::Float32,
             finalize: "log_f(acc) + pre".into(),
@@ -147,7 +147,7 @@ pub(crate) fn logsumexp() -> ReduceSpec {
 pub(crate) fn log_sum_exp_shifted() -> ReduceSpec {
     value_spec(
         DType::Float32,
-        f32_sum("exp(x)"),
+        f32_sum("exp_(x)"),
         DType::Float32,
         "log_f(acc)",
     )
@@ -259,13 +259,13 @@ pub(crate) fn softmax(log: bool) -> ReduceSpec {
             fold: fold("f32", "-f_inf()", "x", "max_f(a, b)"),
             finalize: "acc".into(),
         }),
-        fold: f32_sum("exp(x - pre)"),
+        fold: f32_sum("exp_(x - pre)"),
         output: Output::Elementwise {
             dtype: DType::Float32,
             expr: if log {
                 "x - pre - log_f(acc)".into()
             } else {
-                "exp(x - pre) / acc".into()
+                "exp_(x - pre) / acc".into()
             },
         },
         extras: Vec::new(),

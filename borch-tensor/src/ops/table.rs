@@ -98,12 +98,12 @@ const F32_MAX: f64 = f32::MAX as f64;
 map_ops! {
     ABS = "abs"/1: "abs(a)", Compute("abs(a)"), BoolErr("\"abs\" not implemented for 'Bool'");
     NEG = "neg"/1: "-a", Compute("-a"), BoolErr(NEG_BOOL);
-    EXP = "exp"/1: "exp(a)", Float, BoolFloat;
-    EXP2 = "exp2"/1: "exp2(a)", Float, BoolFloat;
+    EXP = "exp"/1: "exp_(a)", Float, BoolFloat;
+    EXP2 = "exp2"/1: "exp2_(a)", Float, BoolFloat;
     EXPM1 = "expm1"/1: "expm1_(a)", Float, BoolFloat;
-    LOG = "log"/1: "log(a)", Float, BoolFloat;
-    LOG2 = "log2"/1: "log2(a)", Float, BoolFloat;
-    LOG10 = "log10"/1: "log(a) * 0.43429448190325182765", Float, BoolFloat;
+    LOG = "log"/1: "log_(a)", Float, BoolFloat;
+    LOG2 = "log2"/1: "log2_(a)", Float, BoolFloat;
+    LOG10 = "log10"/1: "log_(a) * 0.43429448190325182765", Float, BoolFloat;
     LOG1P = "log1p"/1: "log1p_(a)", Float, BoolFloat;
     SQRT = "sqrt"/1: "sqrt(a)", Float, BoolFloat;
     RSQRT = "rsqrt"/1: "inverseSqrt(a)", Float, BoolFloat;
@@ -113,12 +113,12 @@ map_ops! {
     ASIN = "asin"/1: "asin_(a)", Float, BoolFloat;
     ACOS = "acos"/1: "acos_(a)", Float, BoolFloat;
     ATAN = "atan"/1: "atan_(a)", Float, BoolFloat;
-    SINH = "sinh"/1: "sinh(a)", Float, BoolFloat;
-    COSH = "cosh"/1: "cosh(a)", Float, BoolFloat;
+    SINH = "sinh"/1: "nan_or(a, sinh(a))", Float, BoolFloat;
+    COSH = "cosh"/1: "nan_or(a, cosh(a))", Float, BoolFloat;
     TANH = "tanh"/1: "tanh_(a)", Float, BoolFloat;
-    ASINH = "asinh"/1: "asinh(a)", Float, BoolFloat;
-    ACOSH = "acosh"/1: "acosh(a)", Float, BoolFloat;
-    ATANH = "atanh"/1: "atanh(a)", Float, BoolFloat;
+    ASINH = "asinh"/1: "asinh_(a)", Float, BoolFloat;
+    ACOSH = "acosh"/1: "acosh_(a)", Float, BoolFloat;
+    ATANH = "atanh"/1: "atanh_(a)", Float, BoolFloat;
     SIGMOID = "sigmoid"/1: "sigmoid_(a)", Float, BoolFloat;
     RELU = "relu"/1: "select(a, 0.0, a < 0.0)", Compute("max(a, 0)"),
         BoolErr("Boolean inputs not supported for relu");
