@@ -49,6 +49,44 @@ fn atanh_(x: f32) -> f32 {
     if (abs(x) == 1.0) { return select(-f_inf(), f_inf(), x > 0.0); }
     return atanh(x);
 }
+// sin, cos and tan to f32 accuracy: WGSL allows sin and cos an absolute error of 2^-11, which
+// SwiftShader uses (torch's tan gradient 1 + tan^2 then misses by 1e-4). The argument is reduced
+// by k * pi/2 (pi/2 in three parts, exact products for |k| < 2^16) and the quarter is Cephes'
+// sinf/cosf polynomials; beyond |x| = 1e5 the builtins.
+fn trig_sin_r(r: f32) -> f32 {
+    let z = r * r;
+    return ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1) * z * r + r;
+}
+fn trig_cos_r(r: f32) -> f32 {
+    let z = r * r;
+    return ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) * z * z - 0.5 * z + 1.0;
+}
+fn trig_quarter(x: f32) -> vec2<f32> {
+    let k = round(x * 0.63661977236758134);
+    let r = ((x - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.54978995489188216e-8;
+    return vec2<f32>(r, k);
+}
+fn sin_(x: f32) -> f32 {
+    if (is_nan(x) || is_inf(x)) { return f_nan(); }
+    if (abs(x) > 1e5) { return sin(x); }
+    let rk = trig_quarter(x);
+    let q = i32(rk.y) & 3;
+    let v = select(trig_sin_r(rk.x), trig_cos_r(rk.x), (q & 1) == 1);
+    return select(v, -v, q >= 2);
+}
+fn cos_(x: f32) -> f32 {
+    if (is_nan(x) || is_inf(x)) { return f_nan(); }
+    if (abs(x) > 1e5) { return cos(x); }
+    let rk = trig_quarter(x);
+    let q = i32(rk.y) & 3;
+    let v = select(trig_cos_r(rk.x), trig_sin_r(rk.x), (q & 1) == 1);
+    return select(v, -v, q == 1 || q == 2);
+}
+fn tan_(x: f32) -> f32 {
+    if (is_nan(x) || is_inf(x)) { return f_nan(); }
+    if (abs(x) > 1e5) { return tan(x); }
+    return sin_(x) / cos_(x);
+}
 fn erf_(x: f32) -> f32 {
     // Abramowitz & Stegun 7.1.26 refined with one Newton step on erf's derivative would cost
     // more; this form has absolute error below 1.5e-7.

@@ -107,9 +107,9 @@ map_ops! {
     LOG1P = "log1p"/1: "log1p_(a)", Float, BoolFloat;
     SQRT = "sqrt"/1: "sqrt(a)", Float, BoolFloat;
     RSQRT = "rsqrt"/1: "inverseSqrt(a)", Float, BoolFloat;
-    SIN = "sin"/1: "sin(a)", Float, BoolFloat;
-    COS = "cos"/1: "cos(a)", Float, BoolFloat;
-    TAN = "tan"/1: "tan(a)", Float, BoolFloat;
+    SIN = "sin"/1: "sin_(a)", Float, BoolFloat;
+    COS = "cos"/1: "cos_(a)", Float, BoolFloat;
+    TAN = "tan"/1: "tan_(a)", Float, BoolFloat;
     ASIN = "asin"/1: "asin_(a)", Float, BoolFloat;
     ACOS = "acos"/1: "acos_(a)", Float, BoolFloat;
     ATAN = "atan"/1: "atan_(a)", Float, BoolFloat;
