@@ -10,12 +10,62 @@ use crate::js_api;
 /// Write `index.js` and `index.d.ts` into `pkg_dir`, which holds wasm-bindgen's output.
 pub fn write(pkg_dir: &Path) -> Result<(), String> {
     let errors = errors_snippet(pkg_dir)?;
-    let js = INDEX_JS.replace("{errors_snippet}", &errors) + &js_api::forwarding_js();
+    let js = INDEX_JS.replace("{errors_snippet}", &errors)
+        + &js_api::forwarding_js()
+        + &namespaces_js();
     write_file(&pkg_dir.join("index.js"), &js)?;
     let dts = INDEX_D_TS.replace("  {tensor_methods}\n", &js_api::method_declarations())
-        + &js_api::function_declarations();
+        + &js_api::function_declarations()
+        + &namespaces_dts();
     write_file(&pkg_dir.join("index.d.ts"), &dts)?;
     write_file(&pkg_dir.join("signatures.json"), &js_api::signatures_json())
+}
+
+/// `nn`, `optim` and `optim.lrScheduler`: the exported classes grouped by the lists borch-js
+/// derives from the macros that define them (`borch_js::namespace_lists`).
+fn groups() -> (Vec<String>, Vec<String>, Vec<String>) {
+    let mut out = (Vec::new(), Vec::new(), Vec::new());
+    for (namespace, classes) in borch_js::namespace_lists() {
+        let names = classes.into_iter().map(str::to_string).collect();
+        match namespace {
+            "nn" => out.0 = names,
+            "optim" => out.1 = names,
+            _ => out.2 = names,
+        }
+    }
+    out
+}
+
+/// `<indent>Name: value(Name)<end>` lines.
+fn members(classes: &[String], indent: &str, value: &str, end: &str) -> String {
+    classes
+        .iter()
+        .map(|c| format!("{indent}{c}: {}{end}\n", value.replace("{}", c)))
+        .collect()
+}
+
+fn namespaces_js() -> String {
+    let (nn, optim, sched) = groups();
+    format!(
+        "\n// The classes of borch_js::namespace_lists, grouped as torch's modules.\n\
+         export const nn = Object.freeze({{\n{}}});\n\
+         export const optim = Object.freeze({{\n{}  lrScheduler: Object.freeze({{\n{}  }}),\n}});\n",
+        members(&nn, "  ", "wasm.{}", ","),
+        members(&optim, "  ", "wasm.{}", ","),
+        members(&sched, "    ", "wasm.{}", ","),
+    )
+}
+
+fn namespaces_dts() -> String {
+    let (nn, optim, sched) = groups();
+    format!(
+        "\nimport type * as glue from './borch_js.js';\n\
+         export declare const nn: {{\n{}}};\n\
+         export declare const optim: {{\n{}  readonly lrScheduler: {{\n{}  }};\n}};\n",
+        members(&nn, "  readonly ", "typeof glue.{}", ";"),
+        members(&optim, "  readonly ", "typeof glue.{}", ";"),
+        members(&sched, "    readonly ", "typeof glue.{}", ";"),
+    )
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), String> {

@@ -1,0 +1,114 @@
+// Bad input through borch-ts: wrong shapes, wrong types, out-of-range dims, a tensor released by
+// its scope, a freed handle, and wrong arguments to nn and optim. Each must throw the right
+// JavaScript error class with torch's message, and the same wasm instance must keep working after
+// each one.
+
+import { borch, check, checks, log, run, start } from './common.mjs';
+
+const { nn, optim, BorchError } = borch;
+
+// `fn` must throw (or reject with) an instance of `cls`, with `kind` (undefined: none checked)
+// and exactly `message`; then the instance must still compute.
+async function expectError(what, fn, cls, kind, message) {
+  let error = null;
+  try {
+    await fn();
+  } catch (e) {
+    error = e;
+  }
+  check(what, error !== null, '(nothing was thrown)');
+  const got = `${error.constructor.name}${error.kind ? ` [${error.kind}]` : ''}: ${error.message}`;
+  log(`  ${what}: ${got}`);
+  check(what, error instanceof cls && error.constructor === cls, `(threw ${got}, want ${cls.name})`);
+  if (kind !== undefined) check(what, error.kind === kind, `(kind ${error.kind}, want ${kind})`);
+  check(what, error.message === message, `(message ${JSON.stringify(error.message)}, want ${JSON.stringify(message)})`);
+  const alive = await borch.tensor([1, 2]).add(1).mul(2).toArray();
+  check(`${what}: the instance still works`, JSON.stringify(alive) === '[4,6]', JSON.stringify(alive));
+}
+
+const RELEASED = 'a tensor of shape [2, 3] (float32) was used after it was released at the end of its scope: '
+  + 'tensors created inside scope(...) are freed when it ends. To use one afterwards, return it through the '
+  + "scope's keep() (s.keep(&t) hands it to the enclosing scope), or mark it with keep_alive(&t) to exempt it "
+  + 'from every scope (parameters, optimizer state)';
+
+async function main() {
+  const adapter = await start();
+  borch.manualSeed(0);
+  const x = borch.randn(2, 3);
+  log('errors:');
+
+  await expectError('matmul 2x3 @ 4x5', () => x.matmul(borch.randn(4, 5)), BorchError, 'RuntimeError',
+    'mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)');
+  await expectError("tensor('a')", () => borch.tensor('a'), TypeError, 'TypeError',
+    "tensor(): invalid data type 'string'");
+  await expectError("x.sum('a')", () => x.sum('a'), TypeError, 'TypeError',
+    "sum(): argument 'dim' (position 2) must be tuple of ints, not str");
+  await expectError('x.sum(5)', () => x.sum(5), RangeError, 'IndexError',
+    'Dimension out of range (expected to be in range of [-2, 1], but got 5)');
+  await expectError('x.transpose(0, -3)', () => x.transpose(0, -3), RangeError, 'IndexError',
+    'Dimension out of range (expected to be in range of [-2, 1], but got -3)');
+
+  let released;
+  await borch.scope(async () => {
+    released = borch.ones(2, 3);
+  });
+  check('a scope releases what it made', released.shape.join() === '2,3');
+  await expectError('a tensor released by its scope', () => released.add(1), BorchError, 'ReleasedError',
+RELEASED);
+  await expectError('a released tensor read back', () => released.toArray(), BorchError, 'ReleasedError',
+RELEASED);
+
+  const freed = borch.ones(3);
+  freed.free();
+  await expectError('a freed tensor (free() then add)', () => freed.add(1), Error, undefined, 'null pointer passed to rust');
+  await expectError('a freed tensor as an argument', () => x.add(freed), TypeError, 'TypeError',
+    'this Tensor has been freed (free() was called on it)');
+
+  // nn and optim.
+  await expectError("new nn.Linear('a', 2)", () => new nn.Linear('a', 2), TypeError, 'TypeError',
+    "Linear(): argument 'in_features' (position 1) must be int, not str");
+  await expectError('new nn.Linear(3)', () => new nn.Linear(3), TypeError, 'TypeError',
+    "Linear() missing 1 required positional argument: 'out_features'");
+  await expectError('new nn.Linear(3, 2, { bais: false })', () => new nn.Linear(3, 2, { bais: false }), TypeError, 'TypeError',
+    "Linear() got an unexpected keyword argument 'bais'");
+  const lin = new nn.Linear(3, 2);
+  await expectError('Linear(3, 2) on a 4x5 input', () => lin.call(borch.randn(4, 5)), BorchError, 'RuntimeError',
+    'mat1 and mat2 shapes cannot be multiplied (4x5 and 3x2)');
+  await expectError('a loss without its target', () => new nn.MSELoss().call(x), TypeError, 'TypeError',
+    "MSELoss.forward() missing 1 required positional argument: 'target'");
+  await expectError("new nn.MSELoss({ reduction: 'avg' })", () => new nn.MSELoss({ reduction: 'avg' }), BorchError, 'ValueError',
+    'avg is not a valid value for reduction');
+  await expectError('new nn.Sequential(lin, 5)', () => new nn.Sequential(lin, 5), TypeError, 'TypeError',
+    'Sequential(): argument 2 must be a Module (nn.Linear, nn.ReLU, …), not number');
+  await expectError('loadStateDict without bias', () => lin.loadStateDict({ weight: borch.zeros(2, 3) }), BorchError, 'RuntimeError',
+    'Error(s) in loading state_dict for Linear:\n\tMissing key(s) in state_dict: "bias". ');
+  await expectError('loadStateDict with a wrong shape', () => lin.loadStateDict({ weight: borch.zeros(3, 3), bias: borch.zeros(2) }), BorchError, 'RuntimeError',
+    'Error(s) in loading state_dict for Linear:\n\tsize mismatch for weight: copying a param with shape torch.Size([3, 3]) from checkpoint, the shape in current model is torch.Size([2, 3]).');
+  await expectError('new optim.SGD([])', () => new optim.SGD([], { lr: 0.1 }), BorchError, 'ValueError',
+    'optimizer got an empty parameter list');
+  await expectError('new optim.SGD(params, { lr: -1 })', () => new optim.SGD(lin.parameters(), { lr: -1 }), BorchError, 'ValueError',
+    'Invalid learning rate: -1.0');
+  await expectError('new optim.Adam(params, { betas: 0.9 })', () => new optim.Adam(lin.parameters(), { betas: 0.9 }), TypeError, 'TypeError',
+    "'betas' must be a pair of numbers, got Float(0.9)");
+  await expectError('new optim.SGD(params, { foo: 1 })', () => new optim.SGD(lin.parameters(), { foo: 1 }), TypeError, 'TypeError',
+    "SGD() got an unexpected keyword argument 'foo'");
+  await expectError('new StepLR(notAnOptimizer, 3)', () => new optim.lrScheduler.StepLR({}, 3), TypeError, 'TypeError',
+    'StepLR(): argument 1 must be an optimizer (optim.SGD, optim.Adam, …), not object');
+
+  // The same instance trains after all of it.
+  const opt = new optim.SGD(lin.parameters(), { lr: 0.1 });
+  const input = borch.randn(4, 3);
+  const before = await new nn.MSELoss().call(lin.call(input), borch.zeros(4, 2)).item();
+  for (let i = 0; i < 5; i++) {
+    opt.zeroGrad();
+    const loss = new nn.MSELoss().call(lin.call(input), borch.zeros(4, 2));
+    loss.backward();
+    opt.step();
+  }
+  const after = await new nn.MSELoss().call(lin.call(input), borch.zeros(4, 2)).item();
+  log(`after the errors: 5 SGD steps take the loss from ${before.toFixed(6)} to ${after.toFixed(6)}`);
+  check('training after the errors', after < before, `(${before} → ${after})`);
+  return `${checks()} checks passed [${adapter.slice('adapter: '.length)}]`;
+}
+
+run(main);
