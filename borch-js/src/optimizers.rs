@@ -27,9 +27,10 @@ pub const OPTIMIZER_ID: &str = "__borchOptimizer";
 /// An optimizer shared by its JavaScript object and the schedulers attached to it.
 pub type Shared = Rc<RefCell<Box<dyn Optimizer>>>;
 
+type Registry = HashMap<u64, Weak<RefCell<Box<dyn Optimizer>>>>;
+
 thread_local! {
-    static LIVE: RefCell<HashMap<u64, Weak<RefCell<Box<dyn Optimizer>>>>> =
-        RefCell::new(HashMap::new());
+    static LIVE: RefCell<Registry> = RefCell::new(HashMap::new());
     static NEXT: RefCell<u64> = const { RefCell::new(1) };
 }
 

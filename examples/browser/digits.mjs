@@ -21,7 +21,8 @@ function log(line) {
 async function loadDigits() {
   const response = await fetch('/data/digits/digits.csv.gz');
   if (!response.ok) throw new Error(`digits.csv.gz: HTTP ${response.status}`);
-  const text = await new Response(response.body.pipeThrough(new DecompressionStream('gzip'))).text();
+  const gz = await response.blob();
+  const text = await new Response(gz.stream().pipeThrough(new DecompressionStream('gzip'))).text();
   const rows = text.split('\n').filter((l) => l.trim() !== '').map((l) => l.split(',').map(Number));
   const pixels = new Float32Array(rows.length * 64);
   const labels = new Int32Array(rows.length);
@@ -64,7 +65,7 @@ function drawPlot(steps, epochs, stepsPerEpoch, totalSteps) {
     const px = x(ep * stepsPerEpoch);
     g.fillText(`${ep}`, px - 4, H - 10);
   }
-  g.fillText('epoch', W - pad.r - 34, H - 10);
+  g.fillText('epoch →', pad.l - 44, H - 10);
   const line = (points, color, width) => {
     if (points.length < 2) return;
     g.strokeStyle = color;

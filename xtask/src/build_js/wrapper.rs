@@ -10,9 +10,8 @@ use crate::js_api;
 /// Write `index.js` and `index.d.ts` into `pkg_dir`, which holds wasm-bindgen's output.
 pub fn write(pkg_dir: &Path) -> Result<(), String> {
     let errors = errors_snippet(pkg_dir)?;
-    let js = INDEX_JS.replace("{errors_snippet}", &errors)
-        + &js_api::forwarding_js()
-        + &namespaces_js();
+    let js =
+        INDEX_JS.replace("{errors_snippet}", &errors) + &js_api::forwarding_js() + &namespaces_js();
     write_file(&pkg_dir.join("index.js"), &js)?;
     let dts = INDEX_D_TS.replace("  {tensor_methods}\n", &js_api::method_declarations())
         + &js_api::function_declarations()
