@@ -27,7 +27,7 @@ impl JsTensor {
     /// Set or clear `.grad` (Python's `p.grad = None`, what `zero_grad()` does).
     #[wasm_bindgen(setter)]
     pub fn set_grad(&self, grad: Option<JsTensor>) {
-        self.0.set_grad(grad.map(|g| g.0))
+        self.0.set_grad(grad.map(|g| g.0.clone()))
     }
 
     #[wasm_bindgen(getter = isLeaf)]

@@ -343,7 +343,8 @@ pub struct JsSequential(Node);
 impl JsSequential {
     #[wasm_bindgen(constructor, variadic)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "Module[]")] modules: Array,
+        #[wasm_bindgen(unchecked_param_type = "Array<{ readonly __borchModule: number }>")]
+        modules: Array,
     ) -> JsResult<JsSequential> {
         Node::sequential(&modules).map(JsSequential)
     }
