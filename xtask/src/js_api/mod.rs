@@ -188,7 +188,9 @@ mod tests {
             "{f}"
         );
         assert!(!f.contains("any;") && !f.contains(": any"));
-        assert!(!is_forwarding("  relu: function (...args) { return 1 + callFunctional(\"relu\", args); },x"));
+        assert!(!is_forwarding(
+            "  relu: function (...args) { return 1 + callFunctional(\"relu\", args); },x"
+        ));
         assert!(js.contains(
             "Tensor.prototype.logSoftmax = function (...args) { return callMethod(\"log_softmax\", this, args); };"
         ));
