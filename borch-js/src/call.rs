@@ -25,6 +25,13 @@ pub fn call_function(name: &str, args: Array) -> JsResult<JsValue> {
     result(api::call(name, false, positional, keywords).map_err(to_js)?)
 }
 
+/// `nn.functional.name(...args)`, the catalog of `borch_nn::api`.
+#[wasm_bindgen(js_name = callFunctional)]
+pub fn call_functional(name: &str, args: Array) -> JsResult<JsValue> {
+    let (positional, keywords) = arguments(&args)?;
+    result(borch_nn::api::call(name, positional, keywords).map_err(to_js)?)
+}
+
 type Arguments = (Vec<Value>, Vec<(String, Value)>);
 
 /// Positional values, and keyword values from a trailing plain object (camelCase keys).

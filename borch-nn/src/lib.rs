@@ -17,6 +17,7 @@
 //! # }
 //! ```
 
+pub mod api;
 pub mod functional;
 pub mod init;
 mod layers;

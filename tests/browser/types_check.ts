@@ -18,6 +18,11 @@ export async function typed(): Promise<number> {
   const shape: number[] = x.size();
   const chained = x.add(1, { alpha: 2 }).mul(x).matmul(x.t()).logSoftmax(1);
   const spread: torch.Tensor = torch.var(x);
+  const activated: torch.Tensor = torch.nn.functional.leakyRelu(x, { negativeSlope: 0.2 });
+  const loss: torch.Tensor = torch.nn.functional.crossEntropy(x, torch.tensor([0, 1], { dtype: 'int64' }), { labelSmoothing: 0.1 });
+  const projected: torch.Tensor = torch.nn.functional.linear(x, x, x.sum(0));
+  // @ts-expect-error: a loss needs its target
+  torch.nn.functional.mseLoss(x);
   const joined: torch.Tensor = torch.cat([rows, cols.unsqueeze(1)], 1);
   // @ts-expect-error a dim is a number or a list of numbers
   x.sum('a');
@@ -25,6 +30,6 @@ export async function typed(): Promise<number> {
   x.matmul(3);
   // @ts-expect-error no such op
   x.fooBar();
-  const used = [whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined];
+  const used = [whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected];
   return dim0 + shape.length + used.length;
 }

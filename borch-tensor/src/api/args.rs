@@ -133,6 +133,14 @@ impl Args<'_> {
         }
     }
 
+    /// A tensor, or `None`.
+    pub fn opt_tensor(&self, i: usize) -> Result<Option<Tensor>> {
+        match self.get(i) {
+            Value::None => Ok(None),
+            _ => self.tensor(i).map(Some),
+        }
+    }
+
     pub fn scalar(&self, i: usize) -> Result<Scalar> {
         match self.get(i) {
             Value::Bool(b) => Ok(Scalar::Bool(*b)),

@@ -41,7 +41,12 @@ pub fn entries() -> &'static [Entry] {
 
 /// The entry torch offers as `x.name(…)` (`method`) or `torch.name(…)`.
 pub fn find(name: &str, method: bool) -> Option<&'static Entry> {
-    entries().iter().find(|e| {
+    find_in(entries(), name, method)
+}
+
+/// The entry of `entries` torch offers as `x.name(…)` (`method`) or as a function.
+pub fn find_in<'a>(entries: &'a [Entry], name: &str, method: bool) -> Option<&'a Entry> {
+    entries.iter().find(|e| {
         e.name == name
             && if method {
                 e.is_method()

@@ -8,7 +8,7 @@ mod signature;
 mod value;
 
 pub use args::{Args, bind};
-pub use catalog::{entries, find};
+pub use catalog::{entries, find, find_in};
 pub use signature::{Call, Default, Entry, Form, Kind, Param, Returns, parse_params};
 pub use value::Value;
 
@@ -21,11 +21,25 @@ pub fn call(
     positional: Vec<Value>,
     keywords: Vec<(String, Value)>,
 ) -> Result<Value> {
-    let Some(entry) = find(name, method) else {
+    call_in(entries(), "torch", name, method, positional, keywords)
+}
+
+/// Call the op `name` of the catalog `entries` (this one, or another crate's built from the same
+/// `Entry`s, such as `torch.nn.functional`'s): as a method, or as a function of `module`, the
+/// module named in the error when it has no such function.
+pub fn call_in(
+    entries: &[Entry],
+    module: &str,
+    name: &str,
+    method: bool,
+    positional: Vec<Value>,
+    keywords: Vec<(String, Value)>,
+) -> Result<Value> {
+    let Some(entry) = find_in(entries, name, method) else {
         let what = if method {
-            "'Tensor' object"
+            "'Tensor' object".to_string()
         } else {
-            "module 'torch'"
+            format!("module '{module}'")
         };
         return Err(BorchError::Type(format!(
             "{what} has no attribute '{name}'"

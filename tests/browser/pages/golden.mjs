@@ -121,10 +121,20 @@ function buildInputs(inputs, requiresGrad) {
 
 let bindings;
 
+// The op's rule: its prefix's (with `name`, the op's name after the prefix), then its own keys.
 function bindingOf(op) {
-  if (bindings.ops[op]) return bindings.ops[op];
-  for (const [prefix, b] of Object.entries(bindings.prefixes ?? {})) if (op.startsWith(prefix)) return b;
-  return {};
+  for (const [prefix, b] of Object.entries(bindings.prefixes ?? {})) {
+    if (op.startsWith(prefix)) return { ...b, name: op.slice(prefix.length), ...(bindings.ops[op] ?? {}) };
+  }
+  return bindings.ops[op] ?? {};
+}
+
+// `torch`, or a namespace object of it such as `nn.functional`.
+function namespaceOf(path) {
+  let obj = torch;
+  for (const part of (path ?? '').split('.').filter(Boolean)) obj = obj?.[part];
+  if (!obj) throw new Error(`borch-ts has no ${path}`);
+  return obj;
 }
 
 // Python ints in nested data as BigInt (a plain JavaScript number implies float32).
@@ -139,11 +149,11 @@ function argValue(v) {
   return Array.isArray(v) ? v.map(argValue) : num(v);
 }
 
-function invoke(name, form, self, positional, keywords) {
+function invoke(name, form, self, positional, keywords, namespace) {
   const js = camel(name);
   if (form === 'function') {
-    const fn = torch[js];
-    if (typeof fn !== 'function') throw new Error(`borch-ts exports no function ${js}`);
+    const fn = namespaceOf(namespace)[js];
+    if (typeof fn !== 'function') throw new Error(`borch-ts exports no function ${namespace ? `${namespace}.` : ''}${js}`);
     return fn(...positional, keywords);
   }
   if (self === undefined || typeof self !== 'object') throw new Error(`${name}: input 0 is not a tensor`);
@@ -168,17 +178,29 @@ function callOp(c, values) {
     });
   }
   const form = b.form ?? 'method';
+  // Inputs present only when a flag arg is true (`has_bias`), passed by keyword; flags themselves
+  // are not arguments. `detach_inputs` flags detach an input before the call.
+  const optional = Object.entries(b.optional_inputs ?? {});
+  const detach = Object.entries(b.detach_inputs ?? {});
+  const flags = new Set([...optional, ...detach].map(([flag]) => flag));
+  values = values.slice();
+  for (const [flag, i] of detach) if (c.args[flag] === true) values[i] = values[i].detach();
+  const present = optional.filter(([flag]) => c.args[flag] === true);
+  const optionalValues = values.splice(values.length - present.length, present.length);
   const keywords = {};
   const positional = [];
   for (const name of b.positional ?? []) {
     positional.push(b.data_ints === 'integer' ? dataValue(c.args[name]) : argValue(c.args[name]));
   }
   for (const [name, v] of Object.entries(c.args)) {
-    if (name === 'seed' || (b.positional ?? []).includes(name)) continue;
+    if (name === 'seed' || flags.has(name) || (b.positional ?? []).includes(name)) continue;
     if ((b.scalar_args ?? []).includes(name) && v instanceof PyFloat) throw new NotExpressible(bindings.integral_floats.reason);
     keywords[b.rename?.[name] ?? name] = argValue(v);
   }
   Object.assign(keywords, b.fixed ?? {});
+  present.forEach(([, param], i) => {
+    keywords[param] = optionalValues[i];
+  });
   let self;
   if (b.inputs === 'list') {
     positional.unshift(values);
@@ -193,7 +215,7 @@ function callOp(c, values) {
     self = values[0];
     positional.unshift(...values.slice(1));
   }
-  const result = invoke(b.call ?? c.op, form, self, positional, keywords);
+  const result = invoke(b.call ?? b.name ?? c.op, form, self, positional, keywords, b.namespace);
   return Array.isArray(result) ? result : [result];
 }
 

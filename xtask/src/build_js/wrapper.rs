@@ -15,6 +15,7 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
     write_file(&pkg_dir.join("index.js"), &js)?;
     let dts = INDEX_D_TS.replace("  {tensor_methods}\n", &js_api::method_declarations())
         + &js_api::function_declarations()
+        + &js_api::functional_declarations()
         + &namespaces_dts();
     write_file(&pkg_dir.join("index.d.ts"), &dts)?;
     write_file(&pkg_dir.join("signatures.json"), &js_api::signatures_json())
@@ -47,7 +48,7 @@ fn namespaces_js() -> String {
     let (nn, optim, sched) = groups();
     format!(
         "\n// The classes of borch_js::namespace_lists, grouped as torch's modules.\n\
-         export const nn = Object.freeze({{\n{}}});\n\
+         export const nn = Object.freeze({{\n{}  functional,\n}});\n\
          export const optim = Object.freeze({{\n{}  lrScheduler: Object.freeze({{\n{}  }}),\n}});\n",
         members(&nn, "  ", "wasm.{}", ","),
         members(&optim, "  ", "wasm.{}", ","),
@@ -59,7 +60,7 @@ fn namespaces_dts() -> String {
     let (nn, optim, sched) = groups();
     format!(
         "\nimport type * as glue from './borch_js.js';\n\
-         export declare const nn: {{\n{}}};\n\
+         export declare const nn: {{\n{}  readonly functional: Functional;\n}};\n\
          export declare const optim: {{\n{}  readonly lrScheduler: {{\n{}  }};\n}};\n",
         members(&nn, "  readonly ", "typeof glue.{}", ";"),
         members(&optim, "  readonly ", "typeof glue.{}", ";"),
@@ -207,6 +208,11 @@ const callMethod = (name, self, args) => wasm.callMethod(name, self, args);
 function callFunction(name, args) {
   ready(name);
   return wasm.callFunction(name, args);
+}
+
+function callFunctional(name, args) {
+  ready(name);
+  return wasm.callFunctional(name, args);
 }
 
 "#;

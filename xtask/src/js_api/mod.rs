@@ -37,7 +37,40 @@ pub fn forwarding_js() -> String {
             writeln!(out, "export function {js}{forward}").unwrap();
         }
     }
-    out
+    out + &functional_js()
+}
+
+/// `nn.functional` (the package nests it in `nn`): one forwarding member per entry of
+/// `borch_nn::api`, each one call into the wasm module's `callFunctional`.
+fn functional_js() -> String {
+    let mut out = String::from(FUNCTIONAL_OPEN);
+    out.push('\n');
+    for e in borch_nn::api::entries() {
+        writeln!(
+            out,
+            "  {}: function (...args) {{ return callFunctional({:?}, args); }},",
+            camel(e.name),
+            e.name
+        )
+        .unwrap();
+    }
+    out + FUNCTIONAL_CLOSE + "\n"
+}
+
+const FUNCTIONAL_OPEN: &str = "const functional = Object.freeze({";
+const FUNCTIONAL_CLOSE: &str = "});";
+
+/// The declaration of `nn.functional`: an interface with the overloads of each entry.
+pub fn functional_declarations() -> String {
+    let mut out = String::from(
+        "\n/** torch.nn.functional (generated from borch_nn::api), as `nn.functional`. */\nexport interface Functional {\n",
+    );
+    for e in borch_nn::api::entries() {
+        for line in types::overloads(e, &camel(e.name), true) {
+            writeln!(out, "  {line}").unwrap();
+        }
+    }
+    out + "}\n"
 }
 
 /// Declarations of the generated methods, to sit inside `export declare class Tensor { … }`.
@@ -73,11 +106,15 @@ pub fn function_declarations() -> String {
 /// The catalog as data (torch name, JavaScript name, forms, parameters), for bindings layered on
 /// borch-ts (Python's keyword handling and error hints) and for docs.
 pub fn signatures_json() -> String {
-    let entries: Vec<serde_json::Value> = api::entries().iter().map(entry_json).collect();
+    let torch = api::entries().iter().map(|e| entry_json(e, "torch"));
+    let functional = borch_nn::api::entries()
+        .iter()
+        .map(|e| entry_json(e, borch_nn::api::MODULE));
+    let entries: Vec<serde_json::Value> = torch.chain(functional).collect();
     serde_json::to_string_pretty(&entries).unwrap()
 }
 
-fn entry_json(e: &Entry) -> serde_json::Value {
+fn entry_json(e: &Entry, module: &str) -> serde_json::Value {
     let params: Vec<serde_json::Value> = e
         .params
         .iter()
@@ -92,6 +129,7 @@ fn entry_json(e: &Entry) -> serde_json::Value {
         .collect();
     serde_json::json!({
         "name": e.name,
+        "module": module,
         "js": camel(e.name),
         "method": e.is_method(),
         "function": e.is_function(),
@@ -120,7 +158,11 @@ fn is_forwarding(line: &str) -> bool {
     let function = (line.starts_with("export function ") || line.starts_with("function "))
         && line.contains("(...args) { return callFunction(\"")
         && (line.ends_with("\", args); }") || line.ends_with(" };"));
-    method || function
+    let functional = line.starts_with("  ")
+        && line.contains(": function (...args) { return callFunctional(\"")
+        && line.ends_with("\", args); },");
+    let frame = line == FUNCTIONAL_OPEN || line == FUNCTIONAL_CLOSE;
+    method || function || functional || frame
 }
 
 #[cfg(test)]
@@ -132,7 +174,23 @@ mod tests {
         let js = forwarding_js();
         let methods = api::entries().iter().filter(|e| e.is_method()).count();
         let functions = api::entries().iter().filter(|e| e.is_function()).count();
-        assert_eq!(js.lines().count(), 1 + methods + functions);
+        let functional = borch_nn::api::entries().len();
+        assert_eq!(js.lines().count(), 1 + methods + functions + 2 + functional);
+        assert!(js.contains(
+            "  logSoftmax: function (...args) { return callFunctional(\"log_softmax\", args); },"
+        ));
+        assert!(js.contains(
+            "  binaryCrossEntropyWithLogits: function (...args) { return callFunctional(\"binary_cross_entropy_with_logits\", args); },"
+        ));
+        let f = functional_declarations();
+        assert!(
+            f.contains("  linear(input: Tensor, weight: Tensor, bias?: Tensor): Tensor;"),
+            "{f}"
+        );
+        assert!(!f.contains("any;") && !f.contains(": any"));
+        assert!(!is_forwarding(
+            "  relu: function (...args) { return 1 + callFunctional(\"relu\", args); },x"
+        ));
         assert!(js.contains(
             "Tensor.prototype.logSoftmax = function (...args) { return callMethod(\"log_softmax\", this, args); };"
         ));

@@ -6,9 +6,11 @@ pub fn camel(name: &str) -> String {
         Some(b) => (b, "_"),
         None => (name, ""),
     };
-    let mut out = String::with_capacity(name.len());
+    // A leading underscore (torch's private `_stacklevel`) stays.
+    let lead = body.len() - body.trim_start_matches('_').len();
+    let mut out = String::from(&body[..lead]);
     let mut upper = false;
-    for c in body.chars() {
+    for c in body[lead..].chars() {
         if c == '_' {
             upper = true;
         } else if upper {
@@ -42,5 +44,6 @@ mod tests {
         assert_eq!(camel("nan_to_num"), "nanToNum");
         assert_eq!(camel("log1p"), "log1p");
         assert_eq!(camel("mT"), "mT");
+        assert_eq!(camel("_stacklevel"), "_stacklevel");
     }
 }

@@ -1,0 +1,128 @@
+//! `borch_nn::api`: torch.nn.functional by name, bound as torch binds it, against the direct
+//! functions of `functional`.
+
+use borch_nn::{Reduction, api, functional as F};
+use borch_tensor::api::Value;
+use borch_tensor::{BorchError, Tensor};
+
+fn t(v: Value) -> Tensor {
+    match v {
+        Value::Tensor(t) => t,
+        other => panic!("not a tensor: {other:?}"),
+    }
+}
+
+fn same(a: &Tensor, b: &Tensor) {
+    assert_eq!(a.shape(), b.shape());
+    let (x, y) = (
+        a.to_vec_blocking::<f32>().unwrap(),
+        b.to_vec_blocking::<f32>().unwrap(),
+    );
+    assert_eq!(x, y);
+}
+
+fn kw(name: &str, v: Value) -> (String, Value) {
+    (name.to_string(), v)
+}
+
+#[test]
+fn functional_ops_by_name_match_the_functions() {
+    let x = Tensor::new([[0.5f32, -1.0, 2.0], [-0.25, 3.0, -2.5]]).unwrap();
+    let y = Tensor::new([[0.0f32, 1.0, 2.0], [1.0, 0.5, -1.0]]).unwrap();
+    let w = Tensor::new([[1.0f32, 0.5, -1.0], [2.0, 0.0, 1.0]]).unwrap();
+    let b = Tensor::new([0.5f32, -0.5]).unwrap();
+    let tv = |t: &Tensor| Value::Tensor(t.clone());
+
+    // defaults: negative_slope=0.01
+    let got = t(api::call("leaky_relu", vec![tv(&x)], vec![]).unwrap());
+    same(&got, &F::leaky_relu(&x, 0.01).unwrap());
+    // keywords by torch's names, positionals in torch's order
+    let got = t(api::call(
+        "hardtanh",
+        vec![tv(&x)],
+        vec![
+            kw("max_val", Value::Float(1.5)),
+            kw("min_val", Value::Float(-2.0)),
+        ],
+    )
+    .unwrap());
+    same(&got, &F::hardtanh(&x, -2.0, 1.5).unwrap());
+    let got = t(api::call("softmax", vec![tv(&x), Value::Int(1)], vec![]).unwrap());
+    same(&got, &F::softmax(&x, Some(1)).unwrap());
+    // an optional tensor left out, then given by keyword
+    let got = t(api::call("linear", vec![tv(&x), tv(&w)], vec![]).unwrap());
+    same(&got, &F::linear(&x, &w, None).unwrap());
+    let got = t(api::call(
+        "linear",
+        vec![tv(&x)],
+        vec![kw("weight", tv(&w)), kw("bias", tv(&b))],
+    )
+    .unwrap());
+    same(&got, &F::linear(&x, &w, Some(&b)).unwrap());
+    // reduction as torch's string; `None` takes the default
+    let got = t(api::call(
+        "mse_loss",
+        vec![tv(&x), tv(&y)],
+        vec![kw("reduction", Value::Str("sum".into()))],
+    )
+    .unwrap());
+    same(&got, &F::mse_loss(&x, &y, Reduction::Sum).unwrap());
+    let got = t(api::call(
+        "smooth_l1_loss",
+        vec![tv(&x), tv(&y)],
+        vec![kw("reduction", Value::None), kw("beta", Value::Float(0.5))],
+    )
+    .unwrap());
+    same(
+        &got,
+        &F::smooth_l1_loss(&x, &y, Reduction::Mean, 0.5).unwrap(),
+    );
+    let got = t(api::call(
+        "layer_norm",
+        vec![tv(&x), Value::List(vec![Value::Int(3)])],
+        vec![kw("eps", Value::None)],
+    )
+    .unwrap());
+    same(&got, &F::layer_norm(&x, &[3], None, None, 1e-5).unwrap());
+}
+
+#[test]
+fn functional_binding_errors_are_pythons() {
+    let x = Tensor::new([1.0f32, 2.0]).unwrap();
+    let err = |r: borch_tensor::Result<Value>| match r {
+        Err(e) => e,
+        Ok(_) => panic!("expected an error"),
+    };
+    let e = err(api::call(
+        "relu",
+        vec![Value::Tensor(x.clone())],
+        vec![kw("alpha", Value::Int(1))],
+    ));
+    assert!(
+        matches!(&e, BorchError::Type(m) if m == "relu() got an unexpected keyword argument 'alpha'"),
+        "{e}"
+    );
+    let e = err(api::call(
+        "mse_loss",
+        vec![Value::Tensor(x.clone())],
+        vec![],
+    ));
+    assert!(
+        matches!(&e, BorchError::Type(m) if m == "mse_loss() missing 1 required positional argument: 'target'"),
+        "{e}"
+    );
+    let e = err(api::call("no_such_op", vec![], vec![]));
+    assert!(
+        matches!(&e, BorchError::Type(m) if m == "module 'torch.nn.functional' has no attribute 'no_such_op'"),
+        "{e}"
+    );
+    let e = err(api::call(
+        "l1_loss",
+        vec![Value::Tensor(x.clone()), Value::Tensor(x)],
+        vec![kw("reduction", Value::Str("avg".into()))],
+    ));
+    assert!(
+        matches!(&e, BorchError::Value(m) if m.contains("avg is not a valid value for reduction")),
+        "{e}"
+    );
+}
