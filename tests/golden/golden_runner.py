@@ -123,18 +123,21 @@ class Runner:
     # ---- calling through the catalog, as bindings.json says --------------------------------
 
     def binding_of(self, op):
-        b = self.bindings["ops"].get(op)
-        if b is not None:
-            return b
+        """The op's rule: its prefix's (with `name`, the op's name after the prefix), then its own keys."""
+        own = self.bindings["ops"].get(op) or {}
         for prefix, pb in (self.bindings.get("prefixes") or {}).items():
             if op.startswith(prefix):
-                return pb
-        return {}
+                return {**pb, "name": op[len(prefix):], **own}
+        return own
 
     @staticmethod
-    def invoke(name, form, self_tensor, positional, keywords):
+    def invoke(name, form, self_tensor, positional, keywords, namespace=None):
         if form == "function":
-            fn = getattr(torch, name)
+            owner = torch
+            for part in (namespace or "").split("."):
+                if part:
+                    owner = getattr(owner, part)
+            fn = getattr(owner, name)
             return fn(*positional, **keywords)
         if not isinstance(self_tensor, torch.Tensor):
             raise RuntimeError(f"{name}: input 0 is not a tensor")
@@ -165,11 +168,24 @@ class Runner:
                 outs.append(self.invoke(k["call"], k.get("form") or "method", self_tensor, [], kw))
             return outs
         form = b.get("form", "method")
+        # Inputs present only when a flag arg is true (`has_bias`), passed by keyword; the flags are
+        # not arguments. `detach_inputs` flags detach an input before the call.
+        optional = list((b.get("optional_inputs") or {}).items())
+        detach = list((b.get("detach_inputs") or {}).items())
+        flags = {flag for flag, _ in optional + detach}
+        values = list(values)
+        for flag, i in detach:
+            if c["args"].get(flag) is True:
+                values[i] = values[i].detach()
+        present = [(flag, param) for flag, param in optional if c["args"].get(flag) is True]
+        optional_values = values[len(values) - len(present):] if present else []
+        if present:
+            values = values[: len(values) - len(present)]
         named_positional = b.get("positional") or []
         positional = [arg_value(c["args"][n]) for n in named_positional]
         keywords = {}
         for n, v in c["args"].items():
-            if n == "seed" or n in named_positional:
+            if n == "seed" or n in flags or n in named_positional:
                 continue
             if n in (b.get("scalar_args") or []) and integral_float(v):
                 raise NotExpressible(self.bindings["integral_floats"]["reason"])
@@ -190,7 +206,10 @@ class Runner:
         else:
             self_tensor = values[0] if values else None
             positional = list(values[1:]) + positional
-        result = self.invoke(b.get("call", c["op"]), form, self_tensor, positional, keywords)
+        for (_, param), v in zip(present, optional_values):
+            keywords[param] = v
+        name = b.get("call") or b.get("name") or c["op"]
+        result = self.invoke(name, form, self_tensor, positional, keywords, b.get("namespace"))
         return list(result) if isinstance(result, (list, tuple)) else [result]
 
     # ---- one case --------------------------------------------------------------------------
