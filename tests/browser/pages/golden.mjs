@@ -8,13 +8,7 @@
 // and one line per disagreement (the first 30). `?filter=sum` runs the cases whose name contains
 // "sum"; `?verbose=1` lists every case with its outcome. Run by tests/browser/run.mjs.
 
-import * as torch from '/target/borch-ts/index.js';
-
-const out = document.getElementById('log');
-function log(line) {
-  console.log(line);
-  out.textContent += `${line}\n`;
-}
+import { borch as torch, log } from './common.mjs';
 
 const query = new URLSearchParams(location.search);
 const FILTER = query.get('filter') ?? '';

@@ -5,31 +5,16 @@
 //   golden[py]: N agreeing / M cases, K not implemented, D disagreeing (forward a / b, backward c / d) [adapter]
 // and the first 30 disagreements; passes only with 0 disagreeing. `?filter=sum` runs the cases
 // whose name contains "sum"; `?verbose=1` lists every case; `?every=k` every k-th case of each op.
-// Loading as in python.mjs: Pyodide from the npm package, borch-ts registered as `borch_ts`, the
+// Loading by pyodide_borch.mjs: Pyodide from the npm package, borch-ts registered as `borch_ts`, the
 // wheel from `cargo xtask build-py` unpacked into site-packages. Run by tests/browser/run.mjs.
 
-import * as borch from '/target/borch-ts/index.js';
-import * as glue from '/target/borch-ts/borch_js.js';
-import { loadPyodide } from '/tests/browser/node_modules/pyodide/pyodide.mjs';
-
-const out = document.getElementById('log');
-function log(line) {
-  console.log(line);
-  out.textContent += `${line}\n`;
-}
+import { log, start } from './common.mjs';
+import { loadBorchPython } from './pyodide_borch.mjs';
 
 const query = new URLSearchParams(location.search);
 const FILTER = query.get('filter') ?? '';
 const VERBOSE = query.get('verbose') === '1';
 const EVERY = Number(query.get('every') ?? 1);
-
-// As python.mjs: nn/optim namespaces from the wasm glue until borch-ts's index.js has them.
-function withNamespaces(pkg) {
-  if (pkg.nn || !glue.namespaces) return pkg;
-  const ns = glue.namespaces();
-  const pick = (names) => Object.fromEntries(names.map((n) => [n, glue[n]]));
-  return { ...pkg, nn: pick(ns.nn), optim: { ...pick(ns.optim), lrScheduler: pick(ns.lrScheduler) } };
-}
 
 async function text(path) {
   const res = await fetch(path);
@@ -39,18 +24,8 @@ async function text(path) {
 
 async function main() {
   const started = performance.now();
-  const found = await borch.init();
-  const a = found.adapter;
-  const adapter = `${a.vendor} / ${a.architecture} (WebGPU${found.software ? ', software' : ''})`;
-  log(`adapter: ${adapter}`);
-
-  const pyodide = await loadPyodide({ indexURL: '/tests/browser/node_modules/pyodide/' });
-  pyodide.registerJsModule('borch_ts', withNamespaces(borch));
-  const wheelName = document.querySelector('meta[name=borch-wheel]')?.content
-    ?? 'borch_webgpu-0.1.0-py3-none-any.whl';
-  const wheel = await (await fetch(`/target/borch-py/${wheelName}`)).arrayBuffer();
-  const sitePackages = pyodide.runPython('import site; site.getsitepackages()[0]');
-  pyodide.unpackArchive(wheel, 'wheel', { extractDir: sitePackages });
+  const adapter = (await start()).replace(/^adapter: /, '');
+  const { pyodide, wheelName, sitePackages } = await loadBorchPython();
   const [runner, golden, bindings] = await Promise.all(
     ['/tests/golden/golden_runner.py', '/tests/golden/golden.json', '/tests/golden/bindings.json'].map(text),
   );

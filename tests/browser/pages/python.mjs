@@ -3,44 +3,17 @@
 // site-packages; then the four examples in Python and in JavaScript must print the same lines,
 // and Python entered synchronously must get the runPythonAsync error. Run by run.mjs.
 
-import * as borch from '/target/borch-ts/index.js';
-import * as glue from '/target/borch-ts/borch_js.js';
-import { loadPyodide } from '/tests/browser/node_modules/pyodide/pyodide.mjs';
+import { borch as torch, log, start } from './common.mjs';
+import { loadBorchPython } from './pyodide_borch.mjs';
 import * as jsExamples from '/examples/python/examples.mjs';
-
-const out = document.getElementById('log');
-function log(line) {
-  console.log(line);
-  out.textContent += `${line}\n`;
-}
-
-// borch-ts groups nn/optim classes under namespaces once the nn-js branch's index.js lands; until
-// then they are taken from the wasm glue by the names its `namespaces()` lists.
-function withNamespaces(pkg) {
-  if (pkg.nn || !glue.namespaces) return pkg;
-  const ns = glue.namespaces();
-  const pick = (names) => Object.fromEntries(names.map((n) => [n, glue[n]]));
-  return { ...pkg, nn: pick(ns.nn), optim: { ...pick(ns.optim), lrScheduler: pick(ns.lrScheduler) } };
-}
 
 const EXAMPLES = ['tensors', 'autograd', 'linear_regression', 'mlp'];
 
 async function main() {
-  const found = await borch.init();
-  const a = found.adapter;
-  const adapter = `${a.vendor} / ${a.architecture || a.description || a.device}${found.software ? ', software' : ''}`;
-  log(`adapter: ${adapter}`);
-  const torch = withNamespaces(borch);
-
+  const adapter = (await start()).replace(/^adapter: /, '');
   let t0 = performance.now();
-  const pyodide = await loadPyodide({ indexURL: '/tests/browser/node_modules/pyodide/' });
+  const { pyodide, wheelName, sitePackages } = await loadBorchPython();
   log(`pyodide ${pyodide.version} loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  pyodide.registerJsModule('borch_ts', torch);
-  const wheelName = document.querySelector('meta[name=borch-wheel]')?.content
-    ?? 'borch_webgpu-0.1.0-py3-none-any.whl';
-  const wheel = await (await fetch(`/target/borch-py/${wheelName}`)).arrayBuffer();
-  const sitePackages = pyodide.runPython('import site; site.getsitepackages()[0]');
-  pyodide.unpackArchive(wheel, 'wheel', { extractDir: sitePackages });
   await pyodide.runPythonAsync('import borch_webgpu');
   log(`borch_webgpu installed from ${wheelName} into ${sitePackages}`);
 
