@@ -19,6 +19,16 @@ export function check(what, ok, detail = '') {
 }
 export const checks = () => count;
 
+// What `fn` throws or rejects with, or null.
+export async function thrown(fn) {
+  try {
+    await fn();
+  } catch (e) {
+    return e;
+  }
+  return null;
+}
+
 // probe() then init(); logs and returns the adapter line, e.g.
 // "adapter: google / swiftshader (WebGPU, software)".
 export async function start() {

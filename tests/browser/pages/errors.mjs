@@ -3,7 +3,7 @@
 // JavaScript error class with torch's message, and the same wasm instance must keep working after
 // each one.
 
-import { borch, check, checks, log, run, start } from './common.mjs';
+import { borch, check, checks, log, run, start, thrown } from './common.mjs';
 
 const { nn, optim, BorchError } = borch;
 
@@ -12,12 +12,7 @@ const mismatches = [];
 // `fn` must throw (or reject with) an instance of `cls`, with `kind` (undefined: none checked)
 // and exactly `message`; then the instance must still compute.
 async function expectError(what, fn, cls, kind, message) {
-  let error = null;
-  try {
-    await fn();
-  } catch (e) {
-    error = e;
-  }
+  const error = await thrown(fn);
   check(what, error !== null, '(nothing was thrown)');
   const got = `${error.constructor.name}${error.kind ? ` [${error.kind}]` : ''}: ${error.message}`;
   log(`  ${what}: ${got}`);

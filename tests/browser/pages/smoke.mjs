@@ -2,21 +2,10 @@
 // kernels of each family (selfTest), and turns bad input into the right JavaScript errors while
 // the wasm instance keeps working. Run by tests/browser/run.mjs.
 
-import * as borch from '/target/borch-ts/index.js';
+import { borch, check, checks, log, thrown } from './common.mjs';
 // The glue module index.js loads (the same instance): selfTest is a diagnostic outside the API.
 import { kernelSources, selfTest } from '/target/borch-ts/borch_js.js';
 
-const out = document.getElementById('log');
-function log(line) {
-  console.log(line);
-  out.textContent += `${line}\n`;
-}
-
-let checks = 0;
-function check(what, ok, detail = '') {
-  checks += 1;
-  if (!ok) throw new Error(`${what}: failed ${detail}`);
-}
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 function checkValue(what, got, want) {
   check(what, same(got, want), `(got ${JSON.stringify(got)}, want ${JSON.stringify(want)})`);
@@ -24,12 +13,7 @@ function checkValue(what, got, want) {
 
 // `fn` must throw (or reject with) an instance of `cls` with `kind` and a message matching `re`.
 async function checkThrows(what, fn, cls, kind, re) {
-  let error = null;
-  try {
-    await fn();
-  } catch (e) {
-    error = e;
-  }
+  const error = await thrown(fn);
   check(what, error !== null, '(nothing was thrown)');
   check(what, error instanceof cls, `(threw ${error?.constructor?.name}: ${error?.message}, want ${cls.name})`);
   if (kind !== undefined) check(what, error.kind === kind, `(kind ${error.kind}, want ${kind})`);
@@ -131,7 +115,7 @@ async function main() {
   borch.emptyCache();
   log(`memory ${JSON.stringify(borch.memory())}, pooled ${JSON.stringify(borch.pooled())}, dispatches ${borch.dispatches()}, submits ${borch.submits()}`);
   const soft = found.software ? ', software' : '';
-  return `${checks} checks passed [${a.vendor} / ${a.architecture} (WebGPU${soft})]`;
+  return `${checks()} checks passed [${a.vendor} / ${a.architecture} (WebGPU${soft})]`;
 }
 
 window.__borchDone = main().then(
