@@ -34,6 +34,11 @@ pub trait Optimizer {
     fn group_extra(&self, group: usize, key: &str) -> Option<f64>;
     /// Set a scheduler's entry of a group.
     fn set_group_extra(&mut self, group: usize, key: &str, value: f64);
+    /// `param_groups[group]` without `params`: the options and the schedulers' entries, by
+    /// torch's names.
+    fn group_options(&self, group: usize) -> Result<BTreeMap<String, Value>>;
+    /// `param_groups[group][key] = value` (an option, or a scheduler's numeric entry).
+    fn set_group_option(&mut self, group: usize, key: &str, value: Value) -> Result<()>;
     /// torch's `state_dict()`.
     fn state_dict(&self) -> StateDict;
     /// torch's `load_state_dict(state_dict)`.
@@ -172,6 +177,46 @@ impl<H: Hyper> Optimizer for Optim<H> {
         self.param_groups[group].extra.insert(key.into(), value);
     }
 
+    fn group_options(&self, group: usize) -> Result<BTreeMap<String, Value>> {
+        let g = self
+            .param_groups
+            .get(group)
+            .ok_or_else(group_out_of_range)?;
+        let mut options = g.options.to_map();
+        for (k, v) in &g.extra {
+            options.insert(k.clone(), Value::Float(*v));
+        }
+        Ok(options)
+    }
+
+    fn set_group_option(&mut self, group: usize, key: &str, value: Value) -> Result<()> {
+        let g = self
+            .param_groups
+            .get_mut(group)
+            .ok_or_else(group_out_of_range)?;
+        let mut options = g.options.to_map();
+        if options.contains_key(key) {
+            options.insert(key.to_string(), value);
+            g.options = H::from_map(&options)?;
+            return Ok(());
+        }
+        match (key, value.as_f64()) {
+            ("params", _) => Err(BorchError::NotImplemented(
+                "replacing a param group's 'params' is not supported by borch; make a new \
+                 optimizer (or use add_param_group)"
+                    .into(),
+            )),
+            (_, Some(x)) => {
+                g.extra.insert(key.to_string(), x);
+                Ok(())
+            }
+            (_, None) => Err(BorchError::NotImplemented(format!(
+                "param group entry '{key}': borch keeps only numbers besides the {} options",
+                H::NAME
+            ))),
+        }
+    }
+
     fn state_dict(&self) -> StateDict {
         let mut index: HashMap<u64, usize> = HashMap::new();
         let mut param_groups = Vec::new();
@@ -261,4 +306,9 @@ impl<H: Hyper> Optimizer for Optim<H> {
         }
         Ok(())
     }
+}
+
+/// Python's error for `param_groups[i]` past the end.
+fn group_out_of_range() -> BorchError {
+    BorchError::Index("list index out of range".into())
 }

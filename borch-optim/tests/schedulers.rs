@@ -5,7 +5,8 @@ mod common;
 
 use borch_optim::lr_scheduler::{
     AnnealStrategy, CosineAnnealingLR, ExponentialLR, LRScheduler, LambdaLR, LinearLR, LrLambda,
-    MultiStepLR, OneCycleLR, OneCycleOptions, PerGroup, PlateauOptions, ReduceLROnPlateau, StepLR,
+    MultiStepLR, OneCycleLR, OneCycleOptions, PerGroup, PlateauOptions, ReduceLROnPlateau,
+    SchedulerState, StepLR,
 };
 use borch_optim::{
     Adagrad, AdagradOptions, Adam, AdamOptions, Optimizer, ParamGroup, SGD, SgdOptions,
@@ -277,4 +278,37 @@ fn scheduler_state_dict_resumes() {
             "step {k} after resuming"
         );
     }
+}
+
+/// The keys torch 2.15 prints for `StepLR(SGD(...), 3).state_dict()`:
+/// `{'step_size', 'gamma', 'base_lrs', 'last_epoch', '_step_count', '_is_initial',
+/// '_get_lr_called_within_step', '_last_lr'}`.
+#[test]
+fn scheduler_state_as_one_dict_has_torchs_keys_and_round_trips() {
+    let mut o = make_optimizer("SGD");
+    let mut s = StepLR::new(o.as_mut(), 3, 0.5).unwrap();
+    s.step(o.as_mut()).unwrap();
+    let state = s.state_dict();
+    let dict = state.to_map();
+    let mut keys: Vec<&str> = dict.keys().map(String::as_str).collect();
+    keys.sort();
+    let mut torch_keys = vec![
+        "step_size",
+        "gamma",
+        "base_lrs",
+        "last_epoch",
+        "_step_count",
+        "_is_initial",
+        "_get_lr_called_within_step",
+        "_last_lr",
+    ];
+    torch_keys.sort();
+    assert_eq!(keys, torch_keys);
+    assert_eq!(dict["last_epoch"], borch_optim::Value::Int(1));
+    assert_eq!(dict["_step_count"], borch_optim::Value::Int(2));
+    assert_eq!(SchedulerState::from_map(&dict).unwrap(), state);
+    let mut broken = dict.clone();
+    broken.remove("base_lrs");
+    let err = SchedulerState::from_map(&broken).unwrap_err();
+    assert!(err.to_string().contains("KeyError: 'base_lrs'"), "{err}");
 }

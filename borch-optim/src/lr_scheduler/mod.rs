@@ -12,6 +12,7 @@ mod linear_lr;
 mod multi_step_lr;
 mod one_cycle_lr;
 mod reduce_lr_on_plateau;
+mod state_map;
 mod step_lr;
 
 use std::collections::BTreeMap;
