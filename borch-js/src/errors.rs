@@ -21,6 +21,7 @@ pub fn kind_name(kind: ErrorKind) -> &'static str {
     match kind {
         ErrorKind::Runtime => "RuntimeError",
         ErrorKind::Index => "IndexError",
+        ErrorKind::Key => "KeyError",
         ErrorKind::Type => "TypeError",
         ErrorKind::Value => "ValueError",
         ErrorKind::NotImplemented => "NotImplementedError",

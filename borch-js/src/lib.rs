@@ -4,6 +4,7 @@
 mod autograd;
 mod bind;
 mod call;
+mod containers;
 mod convert;
 mod device;
 mod errors;
@@ -14,6 +15,7 @@ mod nn;
 mod optim;
 mod optimizers;
 mod panic;
+mod param_groups;
 mod scope;
 mod selftest;
 mod tensor;

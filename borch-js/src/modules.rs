@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
-use borch_nn::{IncompatibleKeys, Module, Sequential, StateDict};
+use borch_nn::{IncompatibleKeys, Module, StateDict};
 use borch_tensor::{BorchError, Result, Tensor};
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
@@ -152,42 +152,51 @@ impl Node {
         self.with(|m| m.load_state_dict(&sd, strict).map(incompatible_keys))
     }
 
-    /// torch's `Sequential(*modules)`: the modules move into the new container; their JavaScript
-    /// objects then reach them through it.
-    pub fn sequential(args: &Array) -> JsResult<Node> {
-        let mut places: Vec<Rc<RefCell<Place>>> = Vec::new();
-        for (i, v) in args.iter().enumerate() {
+    /// A container (`Sequential`, `ModuleList`, `ModuleDict`) made by `make` from the named
+    /// modules: they move into it, and their JavaScript objects then reach them through it.
+    pub fn container(
+        kind: &str,
+        named: Vec<(String, JsValue)>,
+        make: impl Fn(Vec<(String, Box<dyn Module>)>) -> Box<dyn Module>,
+    ) -> JsResult<Node> {
+        let mut places: Vec<(String, Rc<RefCell<Place>>)> = Vec::new();
+        for (i, (name, v)) in named.into_iter().enumerate() {
             let place = module_place(&v).ok_or_else(|| {
-                wrong_argument("Sequential", i + 1, "a Module (nn.Linear, nn.ReLU, …)", &v)
+                wrong_argument(kind, i + 1, "a Module (nn.Linear, nn.ReLU, …)", &v)
             })?;
             let owned = matches!(
                 &*place.try_borrow().map_err(|_| to_js(busy()))?,
                 Place::Own(_)
             );
-            if !owned || places.iter().any(|p| Rc::ptr_eq(p, &place)) {
+            if !owned || places.iter().any(|(_, p)| Rc::ptr_eq(p, &place)) {
                 return Err(type_error(format!(
-                    "Sequential(): argument {} is already part of a container (borch-ts does not \
-                     share one module between containers)",
-                    i + 1
+                    "{kind}(): module '{name}' is already part of a container (borch-ts does \
+                     not share one module between containers)"
                 )));
             }
-            places.push(place);
+            places.push((name, place));
         }
-        let container = Rc::new(RefCell::new(Place::Own(Box::new(Sequential::new(
-            Vec::new(),
-        )))));
+        let container = Rc::new(RefCell::new(Place::Own(make(Vec::new()))));
         let mut modules = Vec::new();
-        for (i, place) in places.iter().enumerate() {
+        for (name, place) in places {
             let moved = Place::In {
                 parent: container.clone(),
-                name: i.to_string(),
+                name: name.clone(),
             };
             if let Place::Own(m) = place.replace(moved) {
-                modules.push(m);
+                modules.push((name, m));
             }
         }
-        *container.borrow_mut() = Place::Own(Box::new(Sequential::new(modules)));
+        *container.borrow_mut() = Place::Own(make(modules));
         Ok(Node::register(container))
+    }
+
+    /// The child module `name` of this container, as a node sharing it.
+    pub fn child(&self, name: String) -> Node {
+        Node::register(Rc::new(RefCell::new(Place::In {
+            parent: self.place.clone(),
+            name,
+        })))
     }
 }
 

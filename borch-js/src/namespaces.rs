@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 /// `optim.lrScheduler`).
 pub fn namespace_lists() -> Vec<(&'static str, Vec<&'static str>)> {
     let mut nn = crate::nn::CLASSES.to_vec();
-    nn.push("Sequential");
+    nn.extend(crate::containers::CONTAINERS);
     vec![
         ("nn", nn),
         ("optim", crate::optim::OPTIMIZERS.to_vec()),

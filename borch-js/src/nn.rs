@@ -147,6 +147,8 @@ macro_rules! module_methods {
     };
 }
 
+pub(crate) use module_methods;
+
 /// Module classes built from torch's signature: `Rust as JsName("TS rest type", "signature") =
 /// |args| core constructor;`.
 macro_rules! module_classes {
@@ -175,7 +177,7 @@ macro_rules! module_classes {
             module_methods!($rust, $js);
         )*
 
-        /// The class names of `nn` (besides `Sequential`), for `namespaces()`.
+        /// The class names of `nn` (besides the containers), for `namespaces()`.
         pub const CLASSES: &[&str] = &[$(stringify!($js)),*];
     };
 }
@@ -333,21 +335,3 @@ module_classes! {
         "reduction: Str = 'mean', log_target: Bool = False"
     ) = |a| ok(KLDivLoss::new().reduction(reduction(a, 0)?).log_target(a.bool(1)?));
 }
-
-/// torch's `nn.Sequential(*modules)`: the modules are applied in order. They move into the
-/// container; their JavaScript objects keep working and share the container's module.
-#[wasm_bindgen(js_name = Sequential)]
-pub struct JsSequential(Node);
-
-#[wasm_bindgen(js_class = Sequential)]
-impl JsSequential {
-    #[wasm_bindgen(constructor, variadic)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "Array<{ readonly __borchModule: number }>")]
-        modules: Array,
-    ) -> JsResult<JsSequential> {
-        Node::sequential(&modules).map(JsSequential)
-    }
-}
-
-module_methods!(JsSequential, Sequential);

@@ -14,8 +14,10 @@ use wasm_bindgen::prelude::*;
 use crate::bind::{self, ints, opt_i64};
 use crate::errors::{JsResult, to_js};
 use crate::optimizers::{
-    Opt, Sched, Shared, anneal_strategy, borrow, lambda_lr, numbers, optimizer_of, state_dict_js,
+    Opt, Sched, Shared, anneal_strategy, borrow, lambda_lr, numbers, optimizer_of, scheduler_dict,
+    state_dict_js, torch_dict_js,
 };
+use crate::param_groups::param_groups;
 
 macro_rules! optimizer_classes {
     ($(
@@ -74,6 +76,12 @@ macro_rules! optimizer_classes {
                     state_dict: JsValue,
                 ) -> JsResult<()> {
                     self.0.load_state_dict(&state_dict)
+                }
+
+                /// torch's `param_groups`: one live `ParamGroup` per group (`g.lr = 0.01`).
+                #[wasm_bindgen(getter = paramGroups, unchecked_return_type = "ParamGroup[]")]
+                pub fn param_groups(&self) -> JsResult<Array> {
+                    param_groups(&self.0)
                 }
 
                 /// The registry id schedulers find this optimizer by.
@@ -142,6 +150,23 @@ macro_rules! scheduler_methods {
             #[wasm_bindgen(getter = lastEpoch)]
             pub fn last_epoch(&self) -> f64 {
                 self.0.inner.last_epoch() as f64
+            }
+
+            /// torch's `state_dict()`: the scheduler's attributes under torch's own names
+            /// (`base_lrs`, `last_epoch`, `_step_count`, …), JSON-serialisable.
+            #[wasm_bindgen(js_name = stateDict, unchecked_return_type = "Record<string, unknown>")]
+            pub fn state_dict(&self) -> Object {
+                torch_dict_js(&self.0.inner.state_dict().to_map())
+            }
+
+            /// torch's `load_state_dict(state_dict)`.
+            #[wasm_bindgen(js_name = loadStateDict)]
+            pub fn load_state_dict(
+                &mut self,
+                #[wasm_bindgen(js_name = stateDict, unchecked_param_type = "Record<string, unknown>")]
+                state_dict: JsValue,
+            ) -> JsResult<()> {
+                self.0.load_state_dict(&state_dict)
             }
         }
     };
@@ -306,6 +331,23 @@ impl JsReduceLROnPlateau {
     #[wasm_bindgen(js_name = getLastLr, unchecked_return_type = "number[]")]
     pub fn get_last_lr(&self) -> Array {
         numbers(self.inner.get_last_lr())
+    }
+
+    /// torch's `state_dict()` under torch's names (`num_bad_epochs`, `cooldown_counter`, …).
+    #[wasm_bindgen(js_name = stateDict, unchecked_return_type = "Record<string, unknown>")]
+    pub fn state_dict(&self) -> Object {
+        torch_dict_js(&self.inner.state_dict())
+    }
+
+    /// torch's `load_state_dict(state_dict)`.
+    #[wasm_bindgen(js_name = loadStateDict)]
+    pub fn load_state_dict(
+        &mut self,
+        #[wasm_bindgen(js_name = stateDict, unchecked_param_type = "Record<string, unknown>")]
+        state_dict: JsValue,
+    ) -> JsResult<()> {
+        let dict = scheduler_dict("ReduceLROnPlateau", &state_dict)?;
+        self.inner.load_state_dict(&dict).map_err(to_js)
     }
 }
 

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::{Rc, Weak};
 
-use borch_optim::lr_scheduler::LRScheduler;
+use borch_optim::lr_scheduler::{LRScheduler, SchedulerState};
 use borch_optim::{
     GroupState, Hyper, Optim, Optimizer, ParamGroup, ParamState, StateDict, StateValue, Value,
 };
@@ -171,7 +171,7 @@ fn hyper<H: Hyper>(name: &str, base: &H, obj: &JsValue, in_group: bool) -> JsRes
     H::from_map(&map).map_err(to_js)
 }
 
-fn option_value(v: &JsValue) -> JsResult<Value> {
+pub fn option_value(v: &JsValue) -> JsResult<Value> {
     if v.is_undefined() || v.is_null() {
         return Ok(Value::None);
     }
@@ -197,7 +197,38 @@ fn option_value(v: &JsValue) -> JsResult<Value> {
     )))
 }
 
-fn value_js(v: &Value) -> JsValue {
+/// A dict of torch's names (an optimizer's param group) as a plain object with camelCase keys.
+pub fn dict_js(dict: &BTreeMap<String, Value>) -> Object {
+    object_with_keys(dict, camel)
+}
+
+/// A plain object (camelCase or snake_case keys) as a dict of torch's names.
+pub fn dict_from(obj: &JsValue) -> JsResult<BTreeMap<String, Value>> {
+    dict_with_keys(obj, snake)
+}
+
+/// A scheduler's state as a plain object keyed by torch's own attribute names (`T_max`,
+/// `_step_count`): torch's `state_dict()` key for key, which camelCase could not round-trip.
+pub fn torch_dict_js(dict: &BTreeMap<String, Value>) -> Object {
+    object_with_keys(dict, str::to_string)
+}
+
+fn object_with_keys(dict: &BTreeMap<String, Value>, key: fn(&str) -> String) -> Object {
+    let obj = Object::new();
+    for (k, v) in dict {
+        set(&obj, &key(k), &value_js(v));
+    }
+    obj
+}
+
+fn dict_with_keys(obj: &JsValue, key: fn(&str) -> String) -> JsResult<BTreeMap<String, Value>> {
+    entries(obj)
+        .into_iter()
+        .map(|(k, v)| Ok((key(&k), option_value(&v)?)))
+        .collect()
+}
+
+pub fn value_js(v: &Value) -> JsValue {
     match v {
         Value::Float(x) => JsValue::from_f64(*x),
         Value::Int(i) => JsValue::from_f64(*i as f64),
@@ -248,10 +279,7 @@ pub fn state_dict_js(sd: StateDict) -> Object {
         .param_groups
         .iter()
         .map(|g| {
-            let obj = Object::new();
-            for (k, v) in &g.options {
-                set(&obj, &camel(k), &value_js(v));
-            }
+            let obj = dict_js(&g.options);
             let params: Array = g
                 .params
                 .iter()
@@ -317,19 +345,15 @@ fn state_dict_from(obj: &JsValue) -> JsResult<StateDict> {
         return Err(malformed("paramGroups must be an array"));
     }
     for g in Array::from(&groups).iter() {
-        let mut options = BTreeMap::new();
-        let mut params = Vec::new();
-        for (k, v) in entries(&g) {
-            if k == "params" {
-                params = Array::from(&v)
-                    .iter()
-                    .map(|i| i.as_f64().map(|i| i as usize))
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| malformed("params must be parameter indices"))?;
-            } else {
-                options.insert(snake(&k), option_value(&v)?);
-            }
+        let mut options = dict_from(&g)?;
+        let params = match options.remove("params") {
+            Some(Value::List(ids)) => ids
+                .iter()
+                .map(|i| i.as_f64().map(|i| i as usize))
+                .collect::<Option<Vec<_>>>(),
+            _ => None,
         }
+        .ok_or_else(|| malformed("params must be parameter indices"))?;
         sd.param_groups.push(GroupState { options, params });
     }
     Ok(sd)
@@ -366,6 +390,26 @@ impl Sched {
         let mut o = self.optimizer.try_borrow_mut().map_err(|_| busy())?;
         self.inner.step(&mut **o).map_err(to_js)
     }
+
+    /// torch's `scheduler.load_state_dict(state_dict)` from what `stateDict()` gave.
+    pub fn load_state_dict(&mut self, obj: &JsValue) -> JsResult<()> {
+        let dict = scheduler_dict("LRScheduler", obj)?;
+        let state = SchedulerState::from_map(&dict).map_err(to_js)?;
+        self.inner.load_state_dict(&state).map_err(to_js)
+    }
+}
+
+/// A scheduler's state dict object (torch's keys) as a dict.
+pub fn scheduler_dict(name: &str, obj: &JsValue) -> JsResult<BTreeMap<String, Value>> {
+    if !is_options(obj) {
+        return Err(wrong_argument(
+            &format!("{name}.load_state_dict"),
+            1,
+            "a scheduler state dict",
+            obj,
+        ));
+    }
+    dict_with_keys(obj, str::to_string)
 }
 
 /// The optimizer of a plateau scheduler, borrowed.

@@ -24,6 +24,7 @@ class DeviceError(RuntimeError):
 KINDS = {
     "RuntimeError": RuntimeError,
     "IndexError": IndexError,
+    "KeyError": KeyError,
     "TypeError": TypeError,
     "ValueError": ValueError,
     "NotImplementedError": NotImplementedError,
@@ -115,6 +116,10 @@ def from_js(r):
         return r
     if is_tensor(r):
         return Tensor(r)
+    if js.Reflect.has(r, "__borchModule"):
+        from .nn import wrap_module
+
+        return wrap_module(r)
     if js.Array.isArray(r):
         return tuple(from_js(i) for i in r)
     if r.constructor == js.Object:
@@ -153,6 +158,28 @@ class JsObject:
 
     def __getattr__(self, name):
         return attribute(self, self._js, name, f"'{type(self).__name__}' object")
+
+    def __getitem__(self, key):
+        """``obj[key]``: borch-ts's ``at(index)`` (Sequential, ModuleList) or ``get(key)``
+        (ModuleDict, a param group)."""
+        return call(self._subscript("at") or self._subscript("get"), (key,), {})
+
+    def __setitem__(self, key, value):
+        """``group[key] = value``: borch-ts's ``set(key, value)``."""
+        call(self._subscript("set"), (key, value), {})
+
+    def __len__(self):
+        """``len(obj)``: borch-ts's ``length``."""
+        if not js.Reflect.has(self._js, "length"):
+            raise TypeError(f"object of type '{type(self).__name__}' has no len()")
+        return self._js.length
+
+    def _subscript(self, method):
+        if js.Reflect.has(self._js, method):
+            return getattr(self._js, method)
+        if method == "at":
+            return None
+        raise TypeError(f"'{type(self).__name__}' object does not support item access")
 
 
 class dtype:

@@ -11,6 +11,9 @@ pub enum BorchError {
     /// torch's `IndexError`: a dim or index out of range.
     #[error("{0}")]
     Index(String),
+    /// Python's `KeyError`: a name that is not in a dict-like container (`module_dict["x"]`).
+    #[error("{0}")]
+    Key(String),
     /// torch's `TypeError`: an argument of the wrong kind.
     #[error("{0}")]
     Type(String),
@@ -32,6 +35,7 @@ pub enum BorchError {
 pub enum ErrorKind {
     Runtime,
     Index,
+    Key,
     Type,
     Value,
     NotImplemented,
@@ -44,6 +48,7 @@ impl BorchError {
         match self {
             BorchError::Runtime(_) => ErrorKind::Runtime,
             BorchError::Index(_) => ErrorKind::Index,
+            BorchError::Key(_) => ErrorKind::Key,
             BorchError::Type(_) => ErrorKind::Type,
             BorchError::Value(_) => ErrorKind::Value,
             BorchError::NotImplemented(_) => ErrorKind::NotImplemented,

@@ -24,6 +24,26 @@ fn children_of_mut(items: &mut [(String, Box<dyn Module>)]) -> Vec<(String, &mut
         .collect()
 }
 
+/// The name of the child at `index` of an indexable container (`seq[i]`, `module_list[i]`),
+/// with Python's negative indices and torch's `IndexError: index 5 is out of range`.
+pub fn child_name_at(container: &dyn Module, index: i64) -> Result<String> {
+    let children = container.named_children();
+    let size = children.len() as i64;
+    if !(-size..size).contains(&index) {
+        return Err(BorchError::Index(format!("index {index} is out of range")));
+    }
+    let at = index.rem_euclid(size.max(1)) as usize;
+    Ok(children[at].0.clone())
+}
+
+/// The name of `container`'s child `key` (`module_dict[key]`), or torch's `KeyError`.
+pub fn child_name(container: &dyn Module, key: &str) -> Result<String> {
+    match container.named_children().iter().any(|(n, _)| n == key) {
+        true => Ok(key.to_string()),
+        false => Err(BorchError::Key(format!("'{key}'"))),
+    }
+}
+
 /// Set `name` to `module`, in place if present (as a Python dict assignment), else appended.
 fn set(items: &mut Vec<(String, Box<dyn Module>)>, name: String, module: Box<dyn Module>) {
     match items.iter_mut().find(|(n, _)| *n == name) {

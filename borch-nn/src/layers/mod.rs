@@ -13,7 +13,7 @@ pub use activation::{
     ELU, GELU, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU, ReLU6, SELU, SiLU, Sigmoid,
     Softmax, Softplus, Tanh,
 };
-pub use container::{ModuleDict, ModuleList, Sequential};
+pub use container::{ModuleDict, ModuleList, Sequential, child_name, child_name_at};
 pub use dropout::Dropout;
 pub use embedding::Embedding;
 pub use linear::{Bilinear, Identity, Linear};

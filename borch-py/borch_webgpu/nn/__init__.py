@@ -146,6 +146,16 @@ class JsModule(JsBacked, Module):
         return f"{type(self).__name__}()"
 
 
+def wrap_module(js_obj):
+    """A borch-ts module object given back by borch-ts (``seq.at(0)``) as its Python class."""
+    cls = js_class(b.bt.nn, js_obj.constructor.name, "borch_webgpu.nn", JsModule)
+    module = cls.__new__(cls)
+    object.__setattr__(module, "_js", js_obj)
+    object.__setattr__(module, "_parameters", {})
+    object.__setattr__(module, "_modules", {})
+    return module
+
+
 def __getattr__(name):
     """``nn.Linear``, ``nn.ReLU``, ``nn.MSELoss``, ``nn.Sequential``, ... from borch-ts's ``nn``."""
     return js_class(getattr(b.bt, "nn", None), name, "borch_webgpu.nn", JsModule)
