@@ -35,7 +35,7 @@ function parseGolden(text) {
     }
     return value;
   });
-  if (!sourceSeen) throw new Error('this browser lacks JSON.parse source text access: 2.0 and 2 cannot be told apart');
+  if (!sourceSeen) throw new Error('this JavaScript engine lacks JSON.parse source text access (Node 20: --harmony-json-parse-with-source): 2.0 and 2 cannot be told apart');
   return root;
 }
 
