@@ -1,32 +1,17 @@
 // Helpers shared by the borch-ts browser pages: a log on the page and the console, checks that
-// throw with a description, and the adapter line from probe().
+// throw with a description (checks.mjs), and the adapter line from probe().
 
 import * as borch from '/target/borch-ts/index.js';
+import { check } from './checks.mjs';
 
 export { borch };
+export { check, checks, thrown } from './checks.mjs';
 
 const out = document.getElementById('log');
 
 export function log(line) {
   console.log(line);
   if (out) out.textContent += `${line}\n`;
-}
-
-let count = 0;
-export function check(what, ok, detail = '') {
-  count += 1;
-  if (!ok) throw new Error(`${what}: failed ${detail}`);
-}
-export const checks = () => count;
-
-// What `fn` throws or rejects with, or null.
-export async function thrown(fn) {
-  try {
-    await fn();
-  } catch (e) {
-    return e;
-  }
-  return null;
 }
 
 // probe() then init(); logs and returns the adapter line, e.g.
@@ -55,9 +40,4 @@ export function run(main) {
       return { ok: false, summary: String(e.message ?? e) };
     },
   );
-}
-
-// A tensor from the trajectory JSON's {shape, data}.
-export function fromJson(t) {
-  return borch.tensor(Float32Array.from(t.data)).reshape(t.shape);
 }

@@ -1,58 +1,14 @@
-// The linear-regression trajectory of tests/trajectories (nn.Linear(2, 1), MSELoss, SGD lr 0.1,
-// full batch, 201 steps) trained through borch-ts's nn and optim, each step inside a scope;
-// every loss and the final parameters are compared with the torch run the JSON recorded (the
-// reference the Rust replay in borch-goldens/tests/trajectories.rs also checks against).
+// The trajectory page: the linear-regression trajectory of linear_regression.mjs through borch-ts
+// in this browser, against tests/trajectories/linear_regression.json (fetched from the test
+// server).
 
-import { borch, check, checks, log, run, start, fromJson } from './common.mjs';
-
-const { nn, optim } = borch;
-const TOL = 1e-5;
+import { borch, log, run, start } from './common.mjs';
+import { trainLinearRegression } from './linear_regression.mjs';
 
 async function main() {
-  const adapter = await start();
+  const adapter = (await start()).slice('adapter: '.length);
   const recipe = await (await fetch('/tests/trajectories/linear_regression.json')).json();
-  log(`reference: tests/trajectories/linear_regression.json (torch ${recipe.torch}), ${recipe.steps} steps, ${JSON.stringify(recipe.config)}`);
-  const x = borch.keepAlive(fromJson(recipe.data.x));
-  const y = borch.keepAlive(fromJson(recipe.data.y));
-
-  const model = new nn.Linear(2, 1);
-  const init = Object.fromEntries(recipe.init.map((p) => [p.name, fromJson(p)]));
-  const keys = model.loadStateDict(init);
-  check('loadStateDict keys', keys.missingKeys.length === 0 && keys.unexpectedKeys.length === 0, JSON.stringify(keys));
-  const opt = new optim.SGD(model.parameters(), { lr: recipe.config.lr });
-  const mse = new nn.MSELoss();
-  log(`model: ${model}`);
-
-  const t0 = performance.now();
-  let worstLoss = 0;
-  for (let step = 0; step < recipe.steps; step++) {
-    const loss = await borch.scope(async () => {
-      opt.zeroGrad();
-      const loss = mse.call(model.call(x), y);
-      loss.backward();
-      opt.step();
-      return loss.item();
-    });
-    const want = recipe.loss[step];
-    const rel = Math.abs(loss - want) / Math.max(Math.abs(want), 1e-12);
-    worstLoss = Math.max(worstLoss, rel);
-    check(`step ${step} loss`, rel <= TOL, `(got ${loss}, torch ${want}, rel diff ${rel.toExponential(2)})`);
-  }
-  const ms = (performance.now() - t0) / recipe.steps;
-
-  let worstParam = 0;
-  for (const [name, t] of model.namedParameters()) {
-    const want = recipe.final.find((p) => p.name === name);
-    const got = (await t.toArray()).flat();
-    got.forEach((g, i) => {
-      const w = Math.fround(want.data[i]);
-      const diff = Math.abs(g - w);
-      worstParam = Math.max(worstParam, diff);
-      check(`final ${name}[${i}]`, diff <= TOL, `(got ${g}, torch ${w})`);
-    });
-  }
-  log(`trajectory[js] linear_regression: ${recipe.steps} steps agree with torch (max rel loss diff ${worstLoss.toExponential(2)}, max abs final-parameter diff ${worstParam.toExponential(2)}, tolerance ${TOL}) ${(ms).toFixed(2)} ms/step [${adapter.slice('adapter: '.length)}]`);
-  return `${checks()} checks passed; max rel loss diff ${worstLoss.toExponential(2)}, max abs param diff ${worstParam.toExponential(2)}`;
+  return trainLinearRegression({ borch, recipe, log, label: 'js', adapter });
 }
 
 run(main);
