@@ -1,8 +1,8 @@
 //! Autograd on `Tensor`: `requiresGrad`, `grad`, `isLeaf`, `backward()`, and `noGrad(fn)`.
 
-use borch_tensor::Tensor;
 use wasm_bindgen::prelude::*;
 
+use crate::call::optional_tensor;
 use crate::errors::{IntoJs, JsResult};
 use crate::tensor::JsTensor;
 
@@ -26,8 +26,11 @@ impl JsTensor {
 
     /// Set or clear `.grad` (Python's `p.grad = None`, what `zero_grad()` does).
     #[wasm_bindgen(setter)]
-    pub fn set_grad(&self, grad: Option<JsTensor>) {
-        self.0.set_grad(grad.map(|g| g.0.clone()))
+    pub fn set_grad(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Tensor | null | undefined")] grad: JsValue,
+    ) -> JsResult<()> {
+        optional_tensor("grad", 1, &grad).map(|g| self.0.set_grad(g))
     }
 
     #[wasm_bindgen(getter = isLeaf)]
@@ -36,9 +39,13 @@ impl JsTensor {
     }
 
     /// torch's `backward(gradient=None, retain_graph=False)`.
-    pub fn backward(&self, gradient: Option<JsTensor>, retain_graph: Option<bool>) -> JsResult<()> {
-        let gradient: Option<&Tensor> = gradient.as_ref().map(|g| &g.0);
-        borch_autograd::backward(&self.0, gradient, retain_graph.unwrap_or(false)).js()
+    pub fn backward(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Tensor | null")] gradient: JsValue,
+        #[wasm_bindgen(js_name = retainGraph)] retain_graph: Option<bool>,
+    ) -> JsResult<()> {
+        let gradient = optional_tensor("backward", 1, &gradient)?;
+        borch_autograd::backward(&self.0, gradient.as_ref(), retain_graph.unwrap_or(false)).js()
     }
 }
 

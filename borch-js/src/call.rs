@@ -143,3 +143,18 @@ pub(crate) fn snake(key: &str) -> String {
     }
     out
 }
+
+/// An optional Tensor argument (a Tensor, `undefined` or `null`), read through the handle registry
+/// so the caller's JavaScript object stays usable (a by-value wasm-bindgen argument would be
+/// consumed).
+pub fn optional_tensor(
+    name: &str,
+    position: usize,
+    v: &JsValue,
+) -> JsResult<Option<borch_tensor::Tensor>> {
+    match value(v)? {
+        Value::None => Ok(None),
+        Value::Tensor(t) => Ok(Some(t)),
+        _ => Err(crate::bind::wrong_argument(name, position, "a Tensor", v)),
+    }
+}

@@ -30,6 +30,19 @@ export async function typed(): Promise<number> {
   x.matmul(3);
   // @ts-expect-error no such op
   x.fooBar();
-  const used = [whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected];
-  return dim0 + shape.length + used.length;
+  const seq = new torch.nn.Sequential(new torch.nn.Linear(2, 2), new torch.nn.ReLU());
+  const first = seq.at(0);
+  const weight: torch.Tensor | undefined = first.weight;
+  // @ts-expect-error a module is not a tensor
+  first.matmul(x);
+  const layers: number = seq.length + new torch.nn.ModuleList([first]).length;
+  const head: torch.Tensor = new torch.nn.ModuleDict({ head: new torch.nn.Tanh() }).get('head').call(x);
+  const opt = new torch.optim.SGD(seq.parameters(), { lr: 0.1 });
+  const group = opt.paramGroups[0];
+  group.lr = 0.01;
+  // @ts-expect-error a learning rate is a number
+  group.lr = 'fast';
+  const saved: Record<string, unknown> = new torch.optim.lrScheduler.StepLR(opt, 2).stateDict();
+  const used = [whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight];
+  return dim0 + shape.length + used.length + layers;
 }

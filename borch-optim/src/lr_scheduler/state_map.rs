@@ -49,11 +49,10 @@ impl SchedulerState {
     /// The state of a dict `to_map` made (or torch's `state_dict()` as values).
     pub fn from_map(dict: &BTreeMap<String, Value>) -> Result<SchedulerState> {
         let read = Reader(dict);
-        let step_count = read.f64("_step_count")?;
         let base = SchedulerBase {
             base_lrs: read_floats(dict, "base_lrs")?,
             last_epoch: read.f64("last_epoch")? as i64,
-            step_count: step_count.max(0.0) as u64,
+            step_count: read.f64("_step_count")?.max(0.0) as u64,
             last_lr: read_floats(dict, "_last_lr")?,
             is_initial: match dict.get("_is_initial") {
                 None => false,

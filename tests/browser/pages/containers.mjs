@@ -82,6 +82,15 @@ async function paramGroups() {
   const badType = await thrown(() => { g.set('lr', 'fast'); });
   check('a string lr is refused', badType instanceof TypeError, String(badType));
   check('and changes nothing', g.lr === 0.5);
+  // Tensors handed to `grad =` and `backward(gradient)` stay usable by their owner.
+  const given = borch.ones(3);
+  p.grad = given;
+  check('a tensor assigned to .grad stays usable', (await given.sum().item()) === 3);
+  const y = borch.tensor([1, 2]).requiresGrad_();
+  const seed = borch.ones(2);
+  y.mul(2).backward(seed);
+  check('the gradient given to backward stays usable', (await seed.sum().item()) === 2);
+  await same('backward(gradient) gave d(2y)/dy', y.grad, borch.full([2], 2));
 }
 
 // A scheduler saved after 4 steps (through JSON, as a page would store it) and loaded into a new

@@ -37,8 +37,6 @@ async function main() {
   const x = borch.randn(2, 3);
   log('errors:');
 
-  // torch says "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"; the core prefixes the
-  // op it ran ("mm: ").
   await expectError('matmul 2x3 @ 4x5', () => x.matmul(borch.randn(4, 5)), BorchError, 'RuntimeError',
     'mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)');
   await expectError("tensor('a')", () => borch.tensor('a'), TypeError, 'TypeError',

@@ -41,6 +41,19 @@ async function main() {
     }
     if (!same) failures += 1;
   }
+
+  // Containers, param groups and scheduler state, written as torch code (python_api.py).
+  const apiLines = [];
+  pyodide.setStdout({ batched: (line) => apiLines.push(line) });
+  let apiOk = false;
+  try {
+    await pyodide.runPythonAsync(await (await fetch('./python_api.py')).text());
+    apiOk = apiLines.some((l) => /^python api: \d+ checks passed$/.test(l));
+  } catch (e) {
+    apiLines.push(`<python raised> ${e.message}`);
+  }
+  for (const line of apiLines) log(line);
+  if (!apiOk) failures += 1;
   pyodide.setStdout({});
 
   // Entered synchronously, reads cannot settle a promise: the error names runPythonAsync.
@@ -54,7 +67,7 @@ async function main() {
   log(`runPython (synchronous) then item(): ${syncMessage}`);
   if (!syncOk) failures += 1;
 
-  const summary = `python: ${EXAMPLES.length - Math.min(failures, EXAMPLES.length)} / ${EXAMPLES.length} examples print what borch-ts prints; sync entry ${syncOk ? 'raises the runPythonAsync error' : 'FAILED'} [${adapter}]`;
+  const summary = `python: ${EXAMPLES.length - Math.min(failures, EXAMPLES.length)} / ${EXAMPLES.length} examples print what borch-ts prints; sync entry ${syncOk ? 'raises the runPythonAsync error' : 'FAILED'}; python_api.py ${apiOk ? 'passed' : 'FAILED'} [${adapter}]`;
   log(summary);
   return { ok: failures === 0, summary };
 }

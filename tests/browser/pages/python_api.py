@@ -1,0 +1,86 @@
+# borch_webgpu's container, param-group and scheduler-state surface, as torch code writes it:
+# model[i], len(model), iterating a ModuleList, opt.param_groups[0]["lr"] = …, and
+# scheduler.state_dict() / load_state_dict(). Each check compares two ways of reaching the same
+# result, or an error with torch 2.15's class and message. Run by python.mjs; prints one line.
+import borch_webgpu as torch
+from borch_webgpu import nn, optim
+
+checks = 0
+
+
+def check(what, ok):
+    global checks
+    if not ok:
+        raise AssertionError(what)
+    checks += 1
+
+
+def raises(what, cls, message, fn):
+    try:
+        fn()
+    except cls as e:
+        check(f"{what}: {e}", str(e).strip("'\"") == message.strip("'\""))
+        return
+    raise AssertionError(f"{what}: nothing raised")
+
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+check("len(model)", len(model) == 3)
+check("model[-1] is the last Linear", model[-1].weight.shape == (1, 3))
+check("model[0].weight is shared", model[0].weight.tolist() == model.state_dict()["0.weight"].tolist())
+raises("model[5]", IndexError, "index 5 is out of range", lambda: model[5])
+
+
+class Tower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 1)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+tower = Tower()
+x = torch.ones(4, 2)
+by_hand = tower.layers[2](tower.layers[1](tower.layers[0](x)))
+check("iterating a ModuleList in forward", tower(x).tolist() == by_hand.tolist())
+check("ModuleList parameters reach the outer module", len(tower.parameters()) == 4)
+heads = nn.ModuleDict({"a": nn.Linear(2, 2), "b": nn.Identity()})
+check("ModuleDict['b']", heads["b"](x).tolist() == x.tolist())
+raises("ModuleDict['c']", KeyError, "'c'", lambda: heads["c"])
+
+p = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+q = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+edited = optim.SGD([p], lr=0.1)
+made = optim.SGD([q], lr=0.5)
+for group in edited.param_groups:
+    group["lr"] = 0.5
+check("param_groups[0]['lr'] reads back", edited.param_groups[0]["lr"] == 0.5)
+for opt, t in ((edited, p), (made, q)):
+    opt.zero_grad()
+    (t * t).sum().backward()
+    opt.step()
+check("a step after editing lr = a step made with it", p.tolist() == q.tolist())
+raises("param_groups[0]['foo']", KeyError, "'foo'", lambda: edited.param_groups[0]["foo"])
+
+sched = optim.lr_scheduler.StepLR(edited, step_size=2, gamma=0.5)
+for _ in range(3):
+    sched.step()
+state = sched.state_dict()
+check("state_dict keys are torch's", sorted(state) == sorted(
+    ["step_size", "gamma", "base_lrs", "last_epoch", "_step_count", "_is_initial",
+     "_get_lr_called_within_step", "_last_lr"]))
+again = optim.lr_scheduler.StepLR(made, step_size=7)
+again.load_state_dict(state)
+made.param_groups[0]["lr"] = edited.param_groups[0]["lr"]
+same = True
+for _ in range(5):
+    sched.step()
+    again.step()
+    same = same and sched.get_last_lr() == again.get_last_lr()
+check("a loaded scheduler continues the same schedule", same)
+
+print(f"python api: {checks} checks passed")
