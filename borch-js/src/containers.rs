@@ -44,6 +44,28 @@ fn length(node: &Node) -> JsResult<usize> {
     node.with(|m| Ok(m.named_children().len()))
 }
 
+/// `at(index)` and `length` of the containers indexed by position.
+macro_rules! indexed_methods {
+    ($rust:ident, $js:ident) => {
+        #[wasm_bindgen(js_class = $js)]
+        impl $rust {
+            /// torch's `container[index]` (negative counts from the end).
+            pub fn at(
+                &self,
+                #[wasm_bindgen(unchecked_param_type = "number")] index: JsValue,
+            ) -> JsResult<JsModule> {
+                child_at(&self.0, &index)
+            }
+
+            /// torch's `len(container)`.
+            #[wasm_bindgen(getter)]
+            pub fn length(&self) -> JsResult<usize> {
+                length(&self.0)
+            }
+        }
+    };
+}
+
 /// torch's `nn.Sequential(*modules)`: the modules are applied in order. They move into the
 /// container; their JavaScript objects keep working and share the container's module.
 #[wasm_bindgen(js_name = Sequential)]
@@ -61,23 +83,10 @@ impl JsSequential {
         })
         .map(JsSequential)
     }
-
-    /// torch's `seq[index]` (negative counts from the end).
-    pub fn at(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "number")] index: JsValue,
-    ) -> JsResult<JsModule> {
-        child_at(&self.0, &index)
-    }
-
-    /// torch's `len(seq)`.
-    #[wasm_bindgen(getter)]
-    pub fn length(&self) -> JsResult<usize> {
-        length(&self.0)
-    }
 }
 
 module_methods!(JsSequential, Sequential);
+indexed_methods!(JsSequential, Sequential);
 
 /// torch's `nn.ModuleList(modules=None)`: modules held by index (no forward of its own).
 #[wasm_bindgen(js_name = ModuleList)]
@@ -107,23 +116,10 @@ impl JsModuleList {
         })
         .map(JsModuleList)
     }
-
-    /// torch's `module_list[index]` (negative counts from the end).
-    pub fn at(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "number")] index: JsValue,
-    ) -> JsResult<JsModule> {
-        child_at(&self.0, &index)
-    }
-
-    /// torch's `len(module_list)`.
-    #[wasm_bindgen(getter)]
-    pub fn length(&self) -> JsResult<usize> {
-        length(&self.0)
-    }
 }
 
 module_methods!(JsModuleList, ModuleList);
+indexed_methods!(JsModuleList, ModuleList);
 
 /// torch's `nn.ModuleDict(modules=None)`: modules by name, in insertion order (no forward).
 #[wasm_bindgen(js_name = ModuleDict)]
