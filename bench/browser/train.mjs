@@ -1,6 +1,7 @@
-// (b) One training step of an MLP (inputs→hidden→classes, ReLU, cross-entropy, SGD, the loss
-// read back every step): borch-ts (nn.Sequential, nn.CrossEntropyLoss, optim.SGD, in a scope)
-// against TF.js (the same layers written with tf ops, optimizer.minimize). TF.js starts from
+// (b) One training step of an MLP (inputs→hidden→classes, ReLU, cross-entropy, SGD or Adam,
+// the loss read back every step): borch-ts (nn.Sequential, nn.CrossEntropyLoss, optim.SGD /
+// optim.Adam, in a scope) against TF.js (the same layers written with tf ops,
+// optimizer.minimize; tf.train.adam computes torch's Adam, given torch's epsilon 1e-8). TF.js starts from
 // borch's initial parameters (torch's init, drawn by borch from seed 0) and both train on the
 // same batch, so their losses and final parameters must agree. Dispatches and submits per step
 // are counted at the WebGPU API for both, and for borch also by its own counters.
@@ -46,8 +47,17 @@ export async function borchMlp(borch, [inputs, hidden, classes]) {
   return { model, params };
 }
 
-/** Times `steps` training steps of each library after `warmup`; returns one record per library. */
-export async function benchTrain({ borch, tf }, sizes, batch, lr, { warmup, reps }) {
+// The optimizers compared: borch's constructor and TF.js's with the same settings.
+const OPTIMIZERS = {
+  SGD: { borch: (optim, params, lr) => new optim.SGD(params, { lr }), tf: (tf, lr) => tf.train.sgd(lr) },
+  Adam: { borch: (optim, params, lr) => new optim.Adam(params, { lr }), tf: (tf, lr) => tf.train.adam(lr, 0.9, 0.999, 1e-8) },
+};
+
+/**
+ * Times `reps` training steps of each library after `warmup` with optimizer `opt` ('SGD' or
+ * 'Adam') at rate `lr`; returns one record per library.
+ */
+export async function benchTrain({ borch, tf }, sizes, batch, { opt: optName, lr }, { warmup, reps }) {
   const [inputs, hidden, classes] = sizes;
   const { nn, optim } = borch;
   const xData = uniform(batch * inputs, 7);
@@ -56,7 +66,7 @@ export async function benchTrain({ borch, tf }, sizes, batch, lr, { warmup, reps
   const { model, params } = await borchMlp(borch, sizes);
   const x = borch.keepAlive(borch.tensor(xData).reshape([batch, inputs]));
   const y = borch.keepAlive(borch.tensor(labels));
-  const opt = new optim.SGD(model.parameters(), { lr });
+  const opt = OPTIMIZERS[optName].borch(optim, model.parameters(), lr);
   const lossFn = new nn.CrossEntropyLoss();
   const borchStep = () => borch.scope(async () => {
     opt.zeroGrad();
@@ -72,7 +82,8 @@ export async function benchTrain({ borch, tf }, sizes, batch, lr, { warmup, reps
   const b2 = tf.variable(tf.tensor1d(params['2.bias']));
   const tx = tf.tensor2d(xData, [batch, inputs]);
   const ty = tf.tidy(() => tf.cast(tf.oneHot(tf.tensor1d(labels, 'int32'), classes), 'float32'));
-  const tfOpt = tf.train.sgd(lr);
+  const tfOpt = OPTIMIZERS[optName].tf(tf, lr);
+  const tfTensors = []; // TF.js's live tensors after each step: flat once the optimizer's state exists
   const tfMinimize = () => tfOpt.minimize(() => {
     const h = tf.relu(tf.add(tf.matMul(tx, w1, false, true), b1));
     const logits = tf.add(tf.matMul(h, w2, false, true), b2);
@@ -82,15 +93,16 @@ export async function benchTrain({ borch, tf }, sizes, batch, lr, { warmup, reps
     const cost = tfMinimize();
     const value = (await cost.data())[0];
     cost.dispose();
+    tfTensors.push(tf.memory().numTensors);
     return value;
   };
 
   const acc = { 'borch-ts': [], 'TF.js': [] };
   const own = () => ({ dispatches: borch.dispatches(), submits: borch.submits() });
   const runs = { 'borch-ts': counted(acc['borch-ts'], borchStep, own), 'TF.js': counted(acc['TF.js'], tfStep) };
-  const tensorsBefore = tf.memory().numTensors;
   const times = await interleaved(runs, { warmup, reps });
-  if (tf.memory().numTensors !== tensorsBefore) throw new Error(`TF.js leaked tensors: ${tensorsBefore} → ${tf.memory().numTensors}`);
+  const live = tfTensors.slice(warmup);
+  if (live.some((n) => n !== live[0])) throw new Error(`TF.js leaks tensors in the timed steps: ${live.join(', ')}`);
 
   const values = (name) => acc[name].map((c) => c.value);
   const lossDiff = maxAbsDiff(values('TF.js'), values('borch-ts'));
@@ -103,7 +115,7 @@ export async function benchTrain({ borch, tf }, sizes, batch, lr, { warmup, reps
   }
   const tol = 1e-4;
   const losses = values('borch-ts');
-  if (!(lossDiff <= tol && paramDiff <= tol)) throw new Error(`training: TF.js differs from borch (max abs loss diff ${lossDiff}, final parameters ${paramDiff}; tolerance ${tol})`);
+  if (!(lossDiff <= tol && paramDiff <= tol)) throw new Error(`training (${optName}): TF.js differs from borch (max abs loss diff ${lossDiff}, final parameters ${paramDiff}; tolerance ${tol})`);
   // One more TF.js step, after the comparison, timed by TF.js's own GPU timestamps.
   const kernelMs = { 'TF.js': await tfKernelMs(tfMinimize) };
   // Counts of the timed steps (the first steps also make the optimizer's state).
@@ -111,7 +123,7 @@ export async function benchTrain({ borch, tf }, sizes, batch, lr, { warmup, reps
     const timed = acc[name].slice(warmup);
     const count = (key) => perCall(timed, key);
     const record = {
-      bench: 'train-step', size: `${sizes.join('-')} batch ${batch} SGD`, impl: name, ms: median(times[name]), reps,
+      bench: 'train-step', size: `${sizes.join('-')} batch ${batch} ${optName}`, impl: name, ms: median(times[name]), reps,
       dispatches: count('dispatches').range, submits: count('submits').range, kernelMs: kernelMs[name],
       diff: name === 'borch-ts' ? 0 : Math.max(lossDiff, paramDiff), diffVs: name === 'borch-ts' ? '-' : 'borch-ts (losses, final params)',
     };
@@ -122,5 +134,6 @@ export async function benchTrain({ borch, tf }, sizes, batch, lr, { warmup, reps
   records.lossDiff = lossDiff;
   records.paramDiff = paramDiff;
   for (const v of [w1, b1, w2, b2, tx, ty]) v.dispose();
+  tfOpt.dispose();
   return { records, model };
 }

@@ -118,7 +118,7 @@ fn cell(record: &Value, key: &str, digits: usize) -> String {
 /// The Markdown table: one row per (bench, size, library), with borch's speed against each peer.
 fn table(records: &[Value]) -> Result<String, String> {
     let mut out = String::from(
-        "| bench | size | library | ms (median) | GFLOP/s | dispatches | submits | kernel ms (TF.js's own timestamps) | borch-ts speed vs this | max abs diff (vs) |\n\
+        "| bench | size | library | ms (median) | GFLOP/s | dispatches | submits | TF.js kernel ms (its timestamps, one call) | borch-ts speed vs this | max abs diff (vs) |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in records {
