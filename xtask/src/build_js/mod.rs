@@ -79,7 +79,7 @@ pub fn version() -> &'static str {
 }
 
 /// The checkout this xtask was built from.
-fn workspace_root() -> PathBuf {
+pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .map(Path::to_path_buf)
@@ -87,7 +87,7 @@ fn workspace_root() -> PathBuf {
 }
 
 /// `CARGO_TARGET_DIR` when set (relative to the workspace root), else `<root>/target`.
-fn target_dir(root: &Path) -> PathBuf {
+pub fn target_dir(root: &Path) -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) if !dir.is_empty() => root.join(dir),
         _ => root.join("target"),
