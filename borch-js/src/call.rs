@@ -54,7 +54,7 @@ pub(crate) fn arguments(args: &Array) -> JsResult<Arguments> {
 
 /// A plain object (`{ dim: 1 }`), which no positional parameter accepts.
 pub(crate) fn is_options(v: &JsValue) -> bool {
-    v.is_object() && !Array::is_array(v) && tensor_id(v).is_none() && {
+    v.is_object() && !Array::is_array(v) && tensor_id(v).is_none() && marked_float(v).is_none() && {
         let proto: JsValue = Object::get_prototype_of(v).into();
         proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new()))
     }
@@ -69,8 +69,41 @@ fn tensor_id(v: &JsValue) -> Option<f64> {
         .and_then(|id| id.as_f64())
 }
 
+/// The property of the objects `asFloat(x)` makes.
+const FLOAT_PROPERTY: &str = "__borchFloat";
+
+/// torch's Python float `x` (`2.0`), for where an int and a float differ (`intTensor.mul(2.0)` is
+/// float32 in torch): a JavaScript number that is a whole number otherwise binds as an int.
+#[wasm_bindgen(js_name = asFloat, unchecked_return_type = "FloatScalar")]
+pub fn as_float(x: f64) -> Object {
+    let marked = Object::new();
+    let _ = Reflect::set(
+        &marked,
+        &JsValue::from_str(FLOAT_PROPERTY),
+        &JsValue::from_f64(x),
+    );
+    Object::freeze(&marked)
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const FLOAT_SCALAR: &str = r#"
+/** A number marked as a float by `asFloat(x)` (Python's `2.0`). */
+export type FloatScalar = { readonly __borchFloat: number };
+"#;
+
+/// The number of an `asFloat(x)` object.
+pub(crate) fn marked_float(v: &JsValue) -> Option<f64> {
+    if !v.is_object() {
+        return None;
+    }
+    Reflect::get(v, &JsValue::from_str(FLOAT_PROPERTY))
+        .ok()
+        .and_then(|x| x.as_f64())
+}
+
 /// A JavaScript argument as a core value. A number is an int when it is integral (JavaScript
-/// has one number type; torch's int-versus-float rules see it as an int).
+/// has one number type; torch's int-versus-float rules see it as an int) unless marked with
+/// `asFloat`.
 pub fn value(v: &JsValue) -> JsResult<Value> {
     if v.is_undefined() || v.is_null() {
         return Ok(Value::None);
@@ -101,6 +134,9 @@ pub fn value(v: &JsValue) -> JsResult<Value> {
             .map(|x| value(&x))
             .collect::<JsResult<Vec<_>>>()
             .map(Value::List);
+    }
+    if let Some(x) = marked_float(v) {
+        return Ok(Value::Float(x));
     }
     if let Some(id) = tensor_id(v) {
         return handles::lookup(id as u64)

@@ -105,7 +105,7 @@ impl Flat {
         if let Some(b) = value.as_bool() {
             self.imply(DType::Bool);
             self.values.push(f64::from(u8::from(b)));
-        } else if let Some(v) = value.as_f64() {
+        } else if let Some(v) = value.as_f64().or_else(|| crate::call::marked_float(value)) {
             self.imply(DType::Float32);
             self.values.push(v);
         } else if value.is_bigint() {

@@ -321,7 +321,12 @@ impl JsReduceLROnPlateau {
     }
 
     /// torch's `step(metrics)`.
-    pub fn step(&mut self, metrics: f64) -> JsResult<()> {
+    pub fn step(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "number")] metrics: JsValue,
+    ) -> JsResult<()> {
+        let metrics = bind::bind("step", "metrics: Float", &Array::of1(&metrics))?;
+        let metrics = metrics.f64(0).map_err(to_js)?;
         self.inner
             .step(&mut **borrow(&self.optimizer)?, metrics)
             .map_err(to_js)

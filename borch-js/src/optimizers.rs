@@ -178,7 +178,7 @@ pub fn option_value(v: &JsValue) -> JsResult<Value> {
     if let Some(b) = v.as_bool() {
         return Ok(Value::Bool(b));
     }
-    if let Some(x) = v.as_f64() {
+    if let Some(x) = v.as_f64().or_else(|| crate::call::marked_float(v)) {
         return Ok(Value::Float(x));
     }
     if let Some(s) = v.as_string() {

@@ -98,6 +98,8 @@ def to_js_value(x):
         return js_obj
     if isinstance(x, dtype):
         return x.name
+    if isinstance(x, float) and x.is_integer():
+        return bt.asFloat(x)
     if isinstance(x, (list, tuple)) or type(x).__name__ == "generator":
         return to_js([to_js_value(i) for i in x])
     if isinstance(x, dict):

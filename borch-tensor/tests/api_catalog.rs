@@ -180,3 +180,36 @@ fn varargs_sizes_are_taken_as_one_list_like_torch() {
         "roll(1, 0) is shifts=1, dims=0, not varargs"
     );
 }
+
+/// torch's factories take `requires_grad=`; torch 2.15 refuses it for int dtypes with
+/// "Only Tensors of floating point and complex dtype can require gradients".
+#[test]
+fn factories_take_requires_grad() {
+    let kw = |v: bool| vec![("requires_grad".to_string(), Value::Bool(v))];
+    let z =
+        tensor_of(api::call("zeros", false, vec![Value::Int(2), Value::Int(3)], kw(true)).unwrap());
+    assert!(z.requires_grad() && z.is_leaf());
+    assert_eq!(z.shape(), &[2, 3]);
+    let r = tensor_of(api::call("randn", false, vec![Value::Int(4)], vec![]).unwrap());
+    assert!(!r.requires_grad());
+    let like = tensor_of(api::call("ones_like", false, vec![Value::Tensor(r)], kw(true)).unwrap());
+    assert!(like.requires_grad());
+    match api::call(
+        "randint",
+        false,
+        vec![
+            Value::Int(0),
+            Value::Int(3),
+            Value::List(vec![Value::Int(2)]),
+        ],
+        kw(true),
+    ) {
+        Err(BorchError::Runtime(m)) => {
+            assert_eq!(
+                m,
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
+        }
+        other => panic!("expected torch's RuntimeError, got {other:?}"),
+    }
+}

@@ -50,12 +50,6 @@ def arg_value(v):
     return num(v)
 
 
-def integral_float(v):
-    """A whole number written as a float (2.0): borch_webgpu hands it to borch-ts as a JavaScript
-    number, which the core binds as an int (bindings.json, integral_floats)."""
-    return isinstance(v, float) and v.is_integer()
-
-
 def nest(flat, shape):
     if not shape:
         return flat[0]
@@ -104,8 +98,6 @@ class Runner:
         for inp in inputs:
             if "scalar" in inp:
                 s = inp["scalar"]
-                if inp["kind"] == "float" and integral_float(s):
-                    raise NotExpressible(self.bindings["integral_floats"]["reason"])
                 values.append(bool(s) if inp["kind"] == "bool" else num(s))
                 bases.append(None)
                 continue
@@ -187,8 +179,6 @@ class Runner:
         for n, v in c["args"].items():
             if n == "seed" or n in flags or n in named_positional:
                 continue
-            if n in (b.get("scalar_args") or []) and integral_float(v):
-                raise NotExpressible(self.bindings["integral_floats"]["reason"])
             keywords[(b.get("rename") or {}).get(n, n)] = arg_value(v)
         keywords.update(b.get("fixed") or {})
         self_tensor = None

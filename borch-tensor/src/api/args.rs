@@ -108,6 +108,13 @@ impl Args<'_> {
         self.values.get(i).unwrap_or(&Value::None)
     }
 
+    /// The value of the parameter called `name`, if the entry has one.
+    pub fn named(&self, name: &str) -> Option<&Value> {
+        let offset = usize::from(self.entry.is_method());
+        let i = self.entry.params.iter().position(|p| p.name == name)?;
+        Some(self.get(i + offset))
+    }
+
     fn param_name(&self, i: usize) -> &'static str {
         match (self.entry.is_method(), i) {
             (true, 0) => "self",

@@ -103,6 +103,21 @@ fn ok<T: Into<Value>>(r: Result<T>) -> Result<Value> {
     r.map(Into::into)
 }
 
+/// A factory's new tensor with torch's `requires_grad=` keyword applied.
+fn factory(a: &Args, t: Result<Tensor>) -> Result<Value> {
+    let t = t?;
+    if let Some(Value::Bool(true)) = a.named("requires_grad") {
+        if !t.dtype().is_float() {
+            // torch's factory wording (capitalised, unlike `t.requires_grad = True`'s).
+            return Err(crate::BorchError::Runtime(
+                "Only Tensors of floating point and complex dtype can require gradients".into(),
+            ));
+        }
+        t.set_requires_grad(true)?;
+    }
+    Ok(t.into())
+}
+
 fn this(a: &Args, r: Result<()>) -> Result<Value> {
     r?;
     a.tensor(0).map(Value::Tensor)
@@ -288,40 +303,40 @@ fn listed() -> Vec<Entry> {
         entry(Both, "topk", "k: Int, dim: Int = -1, largest: Bool = True, sorted: Bool = True", Pair,
             |a| ok(a.tensor(0)?.topk(a.usize(1)?, a.int(2)?, a.bool(3)?, a.bool(4)?))),
         // creation
-        entry(Func, "zeros", "*size: Ints, dtype: DType = None", T,
-            |a| ok(creation::zeros(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
-        entry(Func, "ones", "*size: Ints, dtype: DType = None", T,
-            |a| ok(creation::ones(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
-        entry(Func, "empty", "*size: Ints, dtype: DType = None", T,
-            |a| ok(creation::empty(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
-        entry(Func, "full", "size: Ints, fill_value: Scalar, dtype: DType = None", T,
-            |a| ok(creation::full(&a.sizes(0)?, a.scalar(1)?, a.dtype(2)?))),
-        entry(Func, "arange", "start: Scalar, end: Scalar = None, step: Scalar = 1", T, |a| match a.get(1) {
-            Value::None => ok(creation::arange_to(a.scalar(0)?)),
-            _ => ok(creation::arange(a.scalar(0)?, a.scalar(1)?, a.scalar(2)?)),
+        entry(Func, "zeros", "*size: Ints, dtype: DType = None, requires_grad: Bool = False", T,
+            |a| factory(a, creation::zeros(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
+        entry(Func, "ones", "*size: Ints, dtype: DType = None, requires_grad: Bool = False", T,
+            |a| factory(a, creation::ones(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
+        entry(Func, "empty", "*size: Ints, dtype: DType = None, requires_grad: Bool = False", T,
+            |a| factory(a, creation::empty(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
+        entry(Func, "full", "size: Ints, fill_value: Scalar, dtype: DType = None, requires_grad: Bool = False", T,
+            |a| factory(a, creation::full(&a.sizes(0)?, a.scalar(1)?, a.dtype(2)?))),
+        entry(Func, "arange", "start: Scalar, end: Scalar = None, step: Scalar = 1, requires_grad: Bool = False", T, |a| match a.get(1) {
+            Value::None => factory(a, creation::arange_to(a.scalar(0)?)),
+            _ => factory(a, creation::arange(a.scalar(0)?, a.scalar(1)?, a.scalar(2)?)),
         }),
-        entry(Func, "linspace", "start: Float, end: Float, steps: Int", T,
-            |a| ok(creation::linspace(a.f64(0)?, a.f64(1)?, a.usize(2)?))),
-        entry(Func, "eye", "n: Int, m: Int = None", T, |a| {
+        entry(Func, "linspace", "start: Float, end: Float, steps: Int, requires_grad: Bool = False", T,
+            |a| factory(a, creation::linspace(a.f64(0)?, a.f64(1)?, a.usize(2)?))),
+        entry(Func, "eye", "n: Int, m: Int = None, requires_grad: Bool = False", T, |a| {
             let m = a.opt_int(1)?.map(|_| a.usize(1)).transpose()?;
-            ok(creation::eye(a.usize(0)?, m))
+            factory(a, creation::eye(a.usize(0)?, m))
         }),
-        entry(Func, "zeros_like", "input: Tensor", T, |a| ok(a.tensor(0)?.zeros_like())),
-        entry(Func, "ones_like", "input: Tensor", T, |a| ok(a.tensor(0)?.ones_like())),
-        entry(Func, "empty_like", "input: Tensor", T, |a| ok(a.tensor(0)?.empty_like())),
-        entry(Func, "full_like", "input: Tensor, fill_value: Scalar", T,
-            |a| ok(a.tensor(0)?.full_like(a.scalar(1)?))),
-        entry(Func, "rand", "*size: Ints", T, |a| ok(random::rand(&a.sizes(0)?, None))),
-        entry(Func, "randn", "*size: Ints", T, |a| ok(random::randn(&a.sizes(0)?, None))),
-        entry(Func, "randint", "low: Int, high: Int, size: Ints", T,
-            |a| ok(random::randint(a.i64(0)?, a.i64(1)?, &a.sizes(2)?, None))),
-        entry(Func, "randperm", "n: Int", T, |a| ok(random::randperm(a.usize(0)?, None))),
-        entry(Func, "normal", "mean: Float, std: Float, size: Ints", T,
-            |a| ok(random::normal(a.f64(0)?, a.f64(1)?, &a.sizes(2)?, None))),
-        entry(Func, "rand_like", "input: Tensor", T, |a| ok(a.tensor(0)?.rand_like(None))),
-        entry(Func, "randn_like", "input: Tensor", T, |a| ok(a.tensor(0)?.randn_like(None))),
-        entry(Func, "randint_like", "input: Tensor, low: Int, high: Int", T,
-            |a| ok(a.tensor(0)?.randint_like(a.i64(1)?, a.i64(2)?, None))),
+        entry(Func, "zeros_like", "input: Tensor, requires_grad: Bool = False", T, |a| factory(a, a.tensor(0)?.zeros_like())),
+        entry(Func, "ones_like", "input: Tensor, requires_grad: Bool = False", T, |a| factory(a, a.tensor(0)?.ones_like())),
+        entry(Func, "empty_like", "input: Tensor, requires_grad: Bool = False", T, |a| factory(a, a.tensor(0)?.empty_like())),
+        entry(Func, "full_like", "input: Tensor, fill_value: Scalar, requires_grad: Bool = False", T,
+            |a| factory(a, a.tensor(0)?.full_like(a.scalar(1)?))),
+        entry(Func, "rand", "*size: Ints, requires_grad: Bool = False", T, |a| factory(a, random::rand(&a.sizes(0)?, None))),
+        entry(Func, "randn", "*size: Ints, requires_grad: Bool = False", T, |a| factory(a, random::randn(&a.sizes(0)?, None))),
+        entry(Func, "randint", "low: Int, high: Int, size: Ints, requires_grad: Bool = False", T,
+            |a| factory(a, random::randint(a.i64(0)?, a.i64(1)?, &a.sizes(2)?, None))),
+        entry(Func, "randperm", "n: Int, requires_grad: Bool = False", T, |a| factory(a, random::randperm(a.usize(0)?, None))),
+        entry(Func, "normal", "mean: Float, std: Float, size: Ints, requires_grad: Bool = False", T,
+            |a| factory(a, random::normal(a.f64(0)?, a.f64(1)?, &a.sizes(2)?, None))),
+        entry(Func, "rand_like", "input: Tensor, requires_grad: Bool = False", T, |a| factory(a, a.tensor(0)?.rand_like(None))),
+        entry(Func, "randn_like", "input: Tensor, requires_grad: Bool = False", T, |a| factory(a, a.tensor(0)?.randn_like(None))),
+        entry(Func, "randint_like", "input: Tensor, low: Int, high: Int, requires_grad: Bool = False", T,
+            |a| factory(a, a.tensor(0)?.randint_like(a.i64(1)?, a.i64(2)?, None))),
     ]
 }
 

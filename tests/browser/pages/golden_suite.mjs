@@ -95,8 +95,7 @@ function buildInputs(inputs, requiresGrad) {
   for (const input of inputs) {
     if ('scalar' in input) {
       const s = input.scalar;
-      if (input.kind === 'float' && s instanceof PyFloat) throw new NotExpressible(bindings.integral_floats.reason);
-      values.push(input.kind === 'bool' ? Boolean(s) : num(s));
+      values.push(input.kind === 'bool' ? Boolean(s) : argValue(s));
       bases.push(null);
       continue;
     }
@@ -139,8 +138,11 @@ function dataValue(v) {
   return num(v);
 }
 
+// An argument as borch-ts takes it: a Python float that is a whole number (`2.0`) through
+// `asFloat`, since a plain integral number binds as an int.
 function argValue(v) {
-  return Array.isArray(v) ? v.map(argValue) : num(v);
+  if (Array.isArray(v)) return v.map(argValue);
+  return v instanceof PyFloat ? torch.asFloat(v.value) : num(v);
 }
 
 function invoke(name, form, self, positional, keywords, namespace) {
@@ -188,7 +190,6 @@ function callOp(c, values) {
   }
   for (const [name, v] of Object.entries(c.args)) {
     if (name === 'seed' || flags.has(name) || (b.positional ?? []).includes(name)) continue;
-    if ((b.scalar_args ?? []).includes(name) && v instanceof PyFloat) throw new NotExpressible(bindings.integral_floats.reason);
     keywords[b.rename?.[name] ?? name] = argValue(v);
   }
   Object.assign(keywords, b.fixed ?? {});

@@ -41,6 +41,7 @@ async function main() {
     }
     if (!same) failures += 1;
   }
+  const exampleFailures = failures;
 
   // Containers, param groups and scheduler state, written as torch code (python_api.py).
   const apiLines = [];
@@ -67,7 +68,7 @@ async function main() {
   log(`runPython (synchronous) then item(): ${syncMessage}`);
   if (!syncOk) failures += 1;
 
-  const summary = `python: ${EXAMPLES.length - Math.min(failures, EXAMPLES.length)} / ${EXAMPLES.length} examples print what borch-ts prints; sync entry ${syncOk ? 'raises the runPythonAsync error' : 'FAILED'}; python_api.py ${apiOk ? 'passed' : 'FAILED'} [${adapter}]`;
+  const summary = `python: ${EXAMPLES.length - exampleFailures} / ${EXAMPLES.length} examples print what borch-ts prints; sync entry ${syncOk ? 'raises the runPythonAsync error' : 'FAILED'}; python_api.py ${apiOk ? 'passed' : 'FAILED'} [${adapter}]`;
   log(summary);
   return { ok: failures === 0, summary };
 }

@@ -83,4 +83,13 @@ for _ in range(5):
     same = same and sched.get_last_lr() == again.get_last_lr()
 check("a loaded scheduler continues the same schedule", same)
 
+# A Python float that is a whole number stays a float (borch-ts's asFloat), as in torch.
+check("int tensor * 2.0 is float32", (torch.tensor([1, 2]) * 2.0).dtype == torch.float32)
+check("int tensor * 2 stays int64", (torch.tensor([1, 2]) * 2).dtype == torch.int64)
+check("full((2,), 2.0) is float32", torch.full((2,), 2.0).dtype == torch.float32)
+check("tensor([1.0, 2.0]) is float32", torch.tensor([1.0, 2.0]).dtype == torch.float32)
+plateau = optim.lr_scheduler.ReduceLROnPlateau(optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0))
+plateau.step(0.0)
+check("ReduceLROnPlateau.step(0.0)", plateau.get_last_lr() == (1.0,) or plateau.get_last_lr() == [1.0])
+
 print(f"python api: {checks} checks passed")

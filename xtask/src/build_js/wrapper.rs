@@ -188,6 +188,11 @@ export function keepAlive(t) {
   return wasm.keepAlive(t);
 }
 
+export function asFloat(x) {
+  ready('asFloat');
+  return wasm.asFloat(x);
+}
+
 export function noGrad(fn) {
   ready('noGrad');
   return wasm.noGrad(fn);
@@ -222,8 +227,8 @@ const INDEX_D_TS: &str = r#"// borch-ts: borch (a PyTorch-shaped deep-learning l
 
 // DType (int64 is stored in 32 bits: values outside int32 are refused), Element (a number, or a
 // boolean for bool tensors) and Nested<T> (what torch's `tolist()` returns) are borch-js's.
-import type { DType, Element, Nested } from './borch_js.js';
-export type { DType, Element, Nested };
+import type { DType, Element, FloatScalar, Nested } from './borch_js.js';
+export type { DType, Element, FloatScalar, Nested };
 
 /** Typed arrays `tensor()` accepts: float arrays give float32, integer arrays int64. */
 export type NumericArray =
@@ -331,6 +336,9 @@ export declare class Scope {
 export declare function scope<T>(callback: (s: Scope) => T | Promise<T>): Promise<T>;
 /** Exempt `t` from every scope (parameters, optimizer state); returns `t`. */
 export declare function keepAlive(t: Tensor): Tensor;
+/** Python's float `x` where a whole number must count as a float (`intTensor.mul(asFloat(2))` is
+ * float32, as `t * 2.0` in torch); a plain integral number binds as an int. */
+export declare function asFloat(x: number): FloatScalar;
 /** torch's `no_grad()`: run `fn` synchronously with gradient recording off. */
 export declare function noGrad<T>(fn: () => T): T;
 /** Set gradient recording on or off; returns the previous state (for Python's `no_grad`). */

@@ -7,9 +7,10 @@ use super::names::camel;
 fn ts_type(kind: Kind) -> &'static str {
     match kind {
         Kind::Tensor => "Tensor",
-        Kind::Operand => "Tensor | number | boolean",
-        Kind::Scalar => "number | boolean",
-        Kind::Float | Kind::Int => "number",
+        Kind::Operand => "Tensor | number | boolean | FloatScalar",
+        Kind::Scalar => "number | boolean | FloatScalar",
+        Kind::Float => "number | FloatScalar",
+        Kind::Int => "number",
         Kind::Bool => "boolean",
         Kind::Str => "string",
         Kind::DType => "DType",
