@@ -25,7 +25,13 @@ OPERATORS = {
     "__ge__": "ge",
     "__neg__": "neg",
     "__abs__": "abs",
-    "__invert__": "logical_not",
+    "__invert__": "bitwise_not",
+    "__and__": "bitwise_and",
+    "__rand__": "bitwise_and",
+    "__or__": "bitwise_or",
+    "__ror__": "bitwise_or",
+    "__xor__": "bitwise_xor",
+    "__rxor__": "bitwise_xor",
 }
 
 

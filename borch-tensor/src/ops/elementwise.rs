@@ -29,6 +29,7 @@ pub(crate) fn resolve(op: &MapOp, promoted: DType) -> Result<(DType, &'static st
             (OnBool::Keep, Some(e)) => (DType::Int64, e, DType::Bool),
             (OnBool::Keep, None) => (DType::Float32, op.float, DType::Bool),
             (OnBool::Int, Some(e)) => (DType::Int64, e, out(DType::Int64)),
+            (OnBool::Compute(e), _) => (DType::Int64, e, DType::Bool),
             (OnBool::Int | OnBool::Float, _) => (DType::Float32, op.float, out(DType::Float32)),
             (OnBool::Error(message), _) => return not_impl(message),
         },

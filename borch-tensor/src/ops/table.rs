@@ -24,6 +24,9 @@ pub enum OnBool {
     Keep,
     /// Computed as integers, result int64 (square).
     Int,
+    /// Computed as integers with this expression (not the int one), result stored as bool
+    /// (bitwise_not of a bool is its logical not).
+    Compute(&'static str),
     /// Promoted to float32.
     Float,
     /// Refused with this message.
@@ -90,7 +93,7 @@ macro_rules! map_ops {
     };
 }
 
-use OnBool::{Error as BoolErr, Float as BoolFloat, Int as BoolInt, Keep};
+use OnBool::{Compute as BoolCompute, Error as BoolErr, Float as BoolFloat, Int as BoolInt, Keep};
 use OnInt::{Compute, Error as IntErr, Float};
 
 const F32_MAX: f64 = f32::MAX as f64;
@@ -141,6 +144,9 @@ map_ops! {
     ISINF = "isinf"/1: "is_inf(a)", Compute("a != a"), Keep, pred true;
     ISFINITE = "isfinite"/1: "!(is_nan(a) || is_inf(a))", Compute("a == a"), Keep, pred true;
     LOGICAL_NOT = "logical_not"/1: "!truthy(a)", Compute("a == 0"), Keep, pred true;
+    // Integral only: the float expression is never run (the check refuses float operands).
+    BITWISE_NOT = "bitwise_not"/1: "a", Compute("~a"), BoolCompute("a ^ 1"),
+        check checks::bitwise_not;
     NAN_TO_NUM = "nan_to_num"/1: "nan_to_num_(a, k0, k1, k2)", Compute("a"), Keep,
         params [("nan", 0.0), ("posinf", F32_MAX), ("neginf", -F32_MAX)];
     ADD = "add"/2: "a + k0 * b", Compute("a + k0 * b"), Keep, params [("alpha", 1.0)],
@@ -169,6 +175,9 @@ map_ops! {
     LOGICAL_AND = "logical_and"/2: "truthy(a) && truthy(b)", Compute("(a != 0) && (b != 0)"), Keep, pred true;
     LOGICAL_OR = "logical_or"/2: "truthy(a) || truthy(b)", Compute("(a != 0) || (b != 0)"), Keep, pred true;
     LOGICAL_XOR = "logical_xor"/2: "truthy(a) != truthy(b)", Compute("(a != 0) != (b != 0)"), Keep, pred true;
+    BITWISE_AND = "bitwise_and"/2: "a", Compute("a & b"), Keep, check checks::bitwise_and;
+    BITWISE_OR = "bitwise_or"/2: "a", Compute("a | b"), Keep, check checks::bitwise_or;
+    BITWISE_XOR = "bitwise_xor"/2: "a", Compute("a ^ b"), Keep, check checks::bitwise_xor;
     CLAMP = "clamp"/3: "clamp_f(a, b, c)", Compute("min(max(a, b), c)"), Keep;
     CLAMP_MIN = "clamp_min"/2: "max_f(a, b)", Compute("max(a, b)"), Keep;
     CLAMP_MAX = "clamp_max"/2: "min_f(a, b)", Compute("min(a, b)"), Keep;

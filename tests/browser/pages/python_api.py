@@ -92,4 +92,12 @@ plateau = optim.lr_scheduler.ReduceLROnPlateau(optim.SGD([torch.zeros(1, require
 plateau.step(0.0)
 check("ReduceLROnPlateau.step(0.0)", plateau.get_last_lr() == (1.0,) or plateau.get_last_lr() == [1.0])
 
+# ~, &, |, ^ are torch's bitwise ops (logical for bool tensors).
+ints_ = torch.tensor([1, 2, -3])
+check("~int is bitwise_not", (~ints_).tolist() == [-2, -3, 2])
+check("int & int", (ints_ & 3).tolist() == [1, 2, 1])
+check("~bool is logical not", (~torch.tensor([True, False])).tolist() == [False, True])
+check("bool | bool", (torch.tensor([True, False]) | torch.tensor([False, False])).tolist() == [True, False])
+raises("~float", NotImplementedError, '"bitwise_not_cpu" not implemented for \'Float\'', lambda: ~torch.ones(2))
+
 print(f"python api: {checks} checks passed")

@@ -33,16 +33,16 @@ UNARY = [
     ("erf", -3, 3), ("erfc", -3, 3), ("floor", -3, 3), ("ceil", -3, 3), ("round", -3, 3),
     ("trunc", -3, 3), ("frac", -3, 3), ("sign", -3, 3), ("reciprocal", 0.2, 3),
     ("square", -3, 3), ("isnan", -3, 3), ("isinf", -3, 3), ("isfinite", -3, 3),
-    ("logical_not", -3, 3), ("nan_to_num", -3, 3),
+    ("logical_not", -3, 3), ("nan_to_num", -3, 3), ("bitwise_not", -3, 3),
 ]
 
 SPECIALS = [float("nan"), float("inf"), float("-inf"), 0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5]
 
 BINARY = ["add", "sub", "mul", "div", "div_floor", "div_trunc", "remainder", "fmod", "pow",
           "atan2", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-          "logical_or", "logical_xor"]
+          "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"]
 SCALAR_OK = {"add", "sub", "mul", "div", "div_floor", "div_trunc", "remainder", "fmod", "pow",
-             "eq", "ne", "lt", "le", "gt", "ge"}
+             "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor"}
 
 
 def unary_cases():
