@@ -12,9 +12,13 @@ use crate::tensor::JsTensor;
 
 /// `tensor.name(...args)` for the catalog entry `name` (torch's spelling).
 #[wasm_bindgen(js_name = callMethod)]
-pub fn call_method(name: &str, this: &JsTensor, args: Array) -> JsResult<JsValue> {
+pub fn call_method(name: &str, this: JsValue, args: Array) -> JsResult<JsValue> {
     let (mut positional, keywords) = arguments(&args)?;
-    positional.insert(0, Value::Tensor(this.0.clone()));
+    let this = match value(&this)? {
+        Value::Tensor(t) => t,
+        _ => return Err(type_error(format!("{name}() must be called on a Tensor"))),
+    };
+    positional.insert(0, Value::Tensor(this));
     result(api::call(name, true, positional, keywords).map_err(to_js)?)
 }
 
@@ -60,6 +64,16 @@ pub(crate) fn is_options(v: &JsValue) -> bool {
     }
 }
 
+/// A wasm-bindgen object whose `free()` has run (wasm-bindgen zeroes its `__wbg_ptr`): reading
+/// it would throw wasm-bindgen's "null pointer passed to rust".
+fn is_freed(v: &JsValue) -> bool {
+    v.is_object()
+        && Reflect::get(v, &JsValue::from_str("__wbg_ptr"))
+            .ok()
+            .and_then(|p| p.as_f64())
+            == Some(0.0)
+}
+
 fn tensor_id(v: &JsValue) -> Option<f64> {
     if !v.is_object() {
         return None;
@@ -68,6 +82,8 @@ fn tensor_id(v: &JsValue) -> Option<f64> {
         .ok()
         .and_then(|id| id.as_f64())
 }
+
+const FREED: &str = "this Tensor has been freed (free() was called on it)";
 
 /// The property of the objects `asFloat(x)` makes.
 const FLOAT_PROPERTY: &str = "__borchFloat";
@@ -135,13 +151,16 @@ pub fn value(v: &JsValue) -> JsResult<Value> {
             .collect::<JsResult<Vec<_>>>()
             .map(Value::List);
     }
+    if is_freed(v) {
+        return Err(type_error(FREED));
+    }
     if let Some(x) = marked_float(v) {
         return Ok(Value::Float(x));
     }
     if let Some(id) = tensor_id(v) {
         return handles::lookup(id as u64)
             .map(Value::Tensor)
-            .ok_or_else(|| type_error("this Tensor has been freed (free() was called on it)"));
+            .ok_or_else(|| type_error(FREED));
     }
     Err(type_error(format!(
         "expected a Tensor, number, boolean, string or array, not {}",

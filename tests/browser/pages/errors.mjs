@@ -60,9 +60,10 @@ RELEASED);
 
   const freed = borch.ones(3);
   freed.free();
-  await expectError('a freed tensor (free() then add)', () => freed.add(1), Error, undefined, 'null pointer passed to rust');
+  await expectError('a freed tensor (free() then add)', () => freed.add(1), TypeError, 'TypeError',
+    'this Tensor has been freed (free() was called on it)');
   await expectError('a freed tensor as an argument', () => x.add(freed), TypeError, 'TypeError',
-    'expected a Tensor, number, boolean, string or array, not object');
+    'this Tensor has been freed (free() was called on it)');
 
   // nn and optim.
   await expectError("new nn.Linear('a', 2)", () => new nn.Linear('a', 2), TypeError, 'TypeError',
