@@ -2,7 +2,7 @@
 
 use crate::dtype::DType;
 use crate::error::{Result, not_impl, runtime};
-use crate::ops::elementwise::{out_shape, promote};
+use crate::ops::elementwise::promote;
 use crate::ops::table::{SUB_BOOL, SUB_ONE_BOOL};
 use crate::scalar::Operand;
 
@@ -64,30 +64,4 @@ pub fn where_condition(operands: &[Operand], _: &[f64]) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// Bitwise ops take integral and bool operands only; torch names its CPU kernel. Shapes that do
-/// not broadcast are reported first, as torch does.
-fn integral(kernel: &str, operands: &[Operand]) -> Result<()> {
-    out_shape(operands)?;
-    if promote(operands) == DType::Float32 {
-        return not_impl(format!("\"{kernel}\" not implemented for 'Float'"));
-    }
-    Ok(())
-}
-
-pub fn bitwise_not(operands: &[Operand], _: &[f64]) -> Result<()> {
-    integral("bitwise_not_cpu", operands)
-}
-
-pub fn bitwise_and(operands: &[Operand], _: &[f64]) -> Result<()> {
-    integral("bitwise_and_cpu", operands)
-}
-
-pub fn bitwise_or(operands: &[Operand], _: &[f64]) -> Result<()> {
-    integral("bitwise_or_cpu", operands)
-}
-
-pub fn bitwise_xor(operands: &[Operand], _: &[f64]) -> Result<()> {
-    integral("bitwise_xor_cpu", operands)
 }

@@ -17,6 +17,10 @@ pub(crate) fn resolve(op: &MapOp, promoted: DType) -> Result<(DType, &'static st
         _ => None,
     };
     Ok(match promoted {
+        // torch names its CPU kernel: "bitwise_and_cpu" not implemented for 'Float'.
+        DType::Float32 if op.integral => {
+            return not_impl(format!("\"{}_cpu\" not implemented for 'Float'", op.name));
+        }
         DType::Float32 => (DType::Float32, op.float, out(DType::Float32)),
         DType::Int64 => match op.on_int {
             OnInt::Compute(e) => (DType::Int64, e, out(DType::Int64)),
@@ -71,8 +75,8 @@ pub fn apply(op: &'static MapOp, operands: &[Operand], params: &[f64]) -> Result
     if let Some(check) = op.check {
         check(operands, params)?;
     }
-    let (compute, expr, out_dtype) = resolve(op, promote(&operands[op.promote_from..]))?;
     let shape = out_shape(operands)?;
+    let (compute, expr, out_dtype) = resolve(op, promote(&operands[op.promote_from..]))?;
     let extras = params_of(op, params);
     let spec = MapSpec {
         expr,
@@ -97,8 +101,8 @@ pub fn apply_into(
     if let Some(check) = op.check {
         check(operands, params)?;
     }
-    let (compute, expr, out_dtype) = resolve(op, promote(&operands[op.promote_from..]))?;
     let shape = out_shape(operands)?;
+    let (compute, expr, out_dtype) = resolve(op, promote(&operands[op.promote_from..]))?;
     if shape != target.shape() {
         return runtime(format!(
             "output with shape {} doesn't match the broadcast shape {}",

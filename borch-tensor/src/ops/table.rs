@@ -47,6 +47,9 @@ pub struct MapOp {
     pub on_bool: OnBool,
     /// Yields bool (comparisons, isnan, logical ops).
     pub predicate: bool,
+    /// Takes int64 and bool only (bitwise ops): float operands are refused as torch refuses them,
+    /// so the op has no derivative.
+    pub integral: bool,
     /// torch's names of the scalar parameters, in order, with their defaults.
     pub params: &'static [(&'static str, f64)],
     /// Operands before this index take no part in type promotion (`where`'s condition).
@@ -73,7 +76,8 @@ macro_rules! some_or_none {
 
 macro_rules! map_ops {
     ($( $id:ident = $name:literal / $arity:literal : $float:literal, $int:expr, $boolr:expr
-        $(, pred $pred:literal)? $(, params [$(($pn:literal, $pd:expr)),*])?
+        $(, pred $pred:literal)? $(, integral $integral:literal)?
+        $(, params [$(($pn:literal, $pd:expr)),*])?
         $(, from $from:literal)? $(, check $check:expr)? ; )*) => {
         $(
             pub static $id: MapOp = MapOp {
@@ -83,6 +87,7 @@ macro_rules! map_ops {
                 on_int: $int,
                 on_bool: $boolr,
                 predicate: false $(|| $pred)?,
+                integral: false $(|| $integral)?,
                 params: &[$($(($pn, $pd)),*)?],
                 promote_from: 0 $(+ $from)?,
                 check: some_or_none!($($check)?),
@@ -144,9 +149,8 @@ map_ops! {
     ISINF = "isinf"/1: "is_inf(a)", Compute("a != a"), Keep, pred true;
     ISFINITE = "isfinite"/1: "!(is_nan(a) || is_inf(a))", Compute("a == a"), Keep, pred true;
     LOGICAL_NOT = "logical_not"/1: "!truthy(a)", Compute("a == 0"), Keep, pred true;
-    // Integral only: the float expression is never run (the check refuses float operands).
-    BITWISE_NOT = "bitwise_not"/1: "a", Compute("~a"), BoolCompute("a ^ 1"),
-        check checks::bitwise_not;
+    // Integral only: the float expression ("a") is never run.
+    BITWISE_NOT = "bitwise_not"/1: "a", Compute("~a"), BoolCompute("a ^ 1"), integral true;
     NAN_TO_NUM = "nan_to_num"/1: "nan_to_num_(a, k0, k1, k2)", Compute("a"), Keep,
         params [("nan", 0.0), ("posinf", F32_MAX), ("neginf", -F32_MAX)];
     ADD = "add"/2: "a + k0 * b", Compute("a + k0 * b"), Keep, params [("alpha", 1.0)],
@@ -175,9 +179,9 @@ map_ops! {
     LOGICAL_AND = "logical_and"/2: "truthy(a) && truthy(b)", Compute("(a != 0) && (b != 0)"), Keep, pred true;
     LOGICAL_OR = "logical_or"/2: "truthy(a) || truthy(b)", Compute("(a != 0) || (b != 0)"), Keep, pred true;
     LOGICAL_XOR = "logical_xor"/2: "truthy(a) != truthy(b)", Compute("(a != 0) != (b != 0)"), Keep, pred true;
-    BITWISE_AND = "bitwise_and"/2: "a", Compute("a & b"), Keep, check checks::bitwise_and;
-    BITWISE_OR = "bitwise_or"/2: "a", Compute("a | b"), Keep, check checks::bitwise_or;
-    BITWISE_XOR = "bitwise_xor"/2: "a", Compute("a ^ b"), Keep, check checks::bitwise_xor;
+    BITWISE_AND = "bitwise_and"/2: "a", Compute("a & b"), Keep, integral true;
+    BITWISE_OR = "bitwise_or"/2: "a", Compute("a | b"), Keep, integral true;
+    BITWISE_XOR = "bitwise_xor"/2: "a", Compute("a ^ b"), Keep, integral true;
     CLAMP = "clamp"/3: "clamp_f(a, b, c)", Compute("min(max(a, b), c)"), Keep;
     CLAMP_MIN = "clamp_min"/2: "max_f(a, b)", Compute("max(a, b)"), Keep;
     CLAMP_MAX = "clamp_max"/2: "min_f(a, b)", Compute("min(a, b)"), Keep;
