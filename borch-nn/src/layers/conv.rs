@@ -80,10 +80,10 @@ fn check(in_channels: usize, out_channels: usize, o: &ConvOptions, stride: &[usi
     if o.groups == 0 {
         return value_err("groups must be a positive integer");
     }
-    if in_channels % o.groups != 0 {
+    if !in_channels.is_multiple_of(o.groups) {
         return value_err("in_channels must be divisible by groups");
     }
-    if out_channels % o.groups != 0 {
+    if !out_channels.is_multiple_of(o.groups) {
         return value_err("out_channels must be divisible by groups");
     }
     if o.padding == Padding::Same && stride.iter().any(|&s| s != 1) {

@@ -161,7 +161,7 @@ fn check_shapes(
             fmt_list(w)
         ));
     }
-    if w[0] % groups != 0 {
+    if !w[0].is_multiple_of(groups) {
         return runtime(format!(
             "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, \
              but got weight of size [{}] instead",
