@@ -180,7 +180,7 @@ pub fn entries() -> &'static [Entry] {
                     a.bool(5)?, a.opt_int(6)?))
             }),
         entry("adaptive_avg_pool2d", "input: Tensor, output_size: Ints",
-            |a| ok(F::adaptive_avg_pool2d(&a.tensor(0)?, &a.opt_sizes(1)?))),
+            |a| ok(F::adaptive_avg_pool2d(&a.tensor(0)?, &a.sizes_or_none(1)?))),
         // torch's num_classes=-1 reads the classes back: the core's one_hot does that where it can.
         entry("one_hot", "tensor: Tensor, num_classes: Int = -1",
             |a| api::call("one_hot", false, a.values().to_vec(), Vec::new())),

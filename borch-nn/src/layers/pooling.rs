@@ -1,6 +1,6 @@
 //! MaxPool2d, AvgPool2d and AdaptiveAvgPool2d.
 
-use borch_tensor::{Result, Tensor};
+use borch_tensor::{BorchError, Result, Tensor};
 
 use crate::functional as F;
 use crate::module::Module;
@@ -46,6 +46,25 @@ impl MaxPool2d {
             training: true,
         }
     }
+    /// torch's full signature; `stride` `None` is the kernel size.
+    pub fn with_options(
+        kernel_size: &[usize],
+        stride: Option<&[usize]>,
+        padding: &[usize],
+        dilation: &[usize],
+        return_indices: bool,
+        ceil_mode: bool,
+    ) -> MaxPool2d {
+        MaxPool2d {
+            kernel_size: kernel_size.to_vec(),
+            stride: stride.unwrap_or(kernel_size).to_vec(),
+            padding: padding.to_vec(),
+            dilation: dilation.to_vec(),
+            return_indices,
+            ceil_mode,
+            training: true,
+        }
+    }
     pub fn stride(mut self, stride: &[usize]) -> Self {
         self.stride = stride.to_vec();
         self
@@ -82,6 +101,13 @@ impl MaxPool2d {
 
 impl Module for MaxPool2d {
     fn forward(&self, input: &Tensor) -> Result<Tensor> {
+        if self.return_indices {
+            return Err(BorchError::NotImplemented(
+                "MaxPool2d(return_indices=True): a borch module's forward returns one tensor; \
+                 call forward_with_indices for the values and the indices"
+                    .into(),
+            ));
+        }
         F::max_pool2d(
             input,
             &signed(&self.kernel_size),
@@ -115,7 +141,7 @@ pub struct AvgPool2d {
     pub padding: Vec<usize>,
     pub ceil_mode: bool,
     pub count_include_pad: bool,
-    pub divisor_override: Option<usize>,
+    pub divisor_override: Option<isize>,
     training: bool,
 }
 
@@ -148,7 +174,26 @@ impl AvgPool2d {
         self.count_include_pad = flag;
         self
     }
-    pub fn divisor_override(mut self, divisor: Option<usize>) -> Self {
+    /// torch's full signature; `stride` `None` is the kernel size.
+    pub fn with_options(
+        kernel_size: &[usize],
+        stride: Option<&[usize]>,
+        padding: &[usize],
+        ceil_mode: bool,
+        count_include_pad: bool,
+        divisor_override: Option<isize>,
+    ) -> AvgPool2d {
+        AvgPool2d {
+            kernel_size: kernel_size.to_vec(),
+            stride: stride.unwrap_or(kernel_size).to_vec(),
+            padding: padding.to_vec(),
+            ceil_mode,
+            count_include_pad,
+            divisor_override,
+            training: true,
+        }
+    }
+    pub fn divisor_override(mut self, divisor: Option<isize>) -> Self {
         self.divisor_override = divisor;
         self
     }
@@ -163,7 +208,7 @@ impl Module for AvgPool2d {
             &signed(&self.padding),
             self.ceil_mode,
             self.count_include_pad,
-            self.divisor_override.map(|d| d as isize),
+            self.divisor_override,
         )
     }
     fn name(&self) -> String {

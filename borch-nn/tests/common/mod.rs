@@ -296,7 +296,7 @@ pub fn build(spec: &Json) -> Box<dyn Module> {
                 .padding(&arg(spec, 2, "padding").map_or(vec![0], dims))
                 .ceil_mode(bool_or(spec, 3, "ceil_mode", false))
                 .count_include_pad(bool_or(spec, 4, "count_include_pad", true))
-                .divisor_override(int_opt(spec, 5, "divisor_override").map(|d| d as usize));
+                .divisor_override(int_opt(spec, 5, "divisor_override").map(|d| d as isize));
             if let Some(s) = arg(spec, 1, "stride").filter(|s| !s.is_null()) {
                 m = m.stride(&dims(s));
             }

@@ -278,8 +278,16 @@ impl Args<'_> {
         }
     }
 
+    /// `None`, or a shape (pooling's `stride`).
+    pub fn opt_sizes(&self, i: usize) -> Result<Option<Vec<usize>>> {
+        match self.get(i) {
+            Value::None => Ok(None),
+            _ => self.sizes(i).map(Some),
+        }
+    }
+
     /// Sizes that may be `None` (adaptive pooling's `output_size`: `None` keeps the input's).
-    pub fn opt_sizes(&self, i: usize) -> Result<Vec<Option<usize>>> {
+    pub fn sizes_or_none(&self, i: usize) -> Result<Vec<Option<usize>>> {
         let one = |v: &Value| match v {
             Value::None => Ok(None),
             Value::Int(x) if *x >= 0 => Ok(Some(*x as usize)),
