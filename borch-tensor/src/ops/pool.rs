@@ -311,16 +311,15 @@ pub fn avg_pool2d(
         dilation: [1, 1],
     };
     let w = window(input, &pool, ceil_mode)?;
-    let sums = columns(input, &w, 0.0)?.sum(Some(&[1]), false)?;
+    let cols = columns(input, &w, 0.0)?;
+    let divisors = divisors(&w, count_include_pad);
     let averages = match divisor_override {
-        Some(d) => sums.div(d as f64)?,
+        Some(d) => cols.sum(Some(&[1]), false)?.div(d as f64)?,
+        // Every window divided by its number of taps: one reduction.
+        None if divisors.iter().all(|&d| d as usize == w.taps()) => cols.mean(Some(&[1]), false)?,
         None => {
-            let divisors = divisors(&w, count_include_pad);
-            if divisors.iter().all(|&d| d == divisors[0]) {
-                sums.div(f64::from(divisors[0]))?
-            } else {
-                sums.div(&Tensor::from_slice(&divisors, &[w.windows()])?)?
-            }
+            let divisors = Tensor::from_slice(&divisors, &[w.windows()])?;
+            cols.sum(Some(&[1]), false)?.div(&divisors)?
         }
     };
     unplanes(&averages, input, &w)
