@@ -7,7 +7,7 @@
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, runtime};
 use crate::layout::fmt_list;
-use crate::ops::unfold::Window2d;
+use crate::ops::unfold::{Window2d, in_chunks, rows_per_buffer};
 use crate::tensor::Tensor;
 
 /// torch's `padding` argument of a convolution: sizes (one for every spatial dim, or one for
@@ -304,7 +304,9 @@ fn convolution(
         padding,
         dilation,
     };
-    let out = convolve(&x, weight, bias, &window, groups)?;
+    let bytes = x.shape()[1] * window.taps() * window.windows() * 4;
+    let rows = rows_per_buffer(x.device(), bytes);
+    let out = convolve_in_chunks(&x, weight, bias, &window, groups, rows)?;
     let mut shape = vec![x.shape()[0], ws[0]];
     shape.extend(if spatial == 1 {
         vec![output[1]]
@@ -321,6 +323,22 @@ fn convolution(
 
 fn unsigned(v: &[isize]) -> Vec<usize> {
     v.iter().map(|&x| x as usize).collect()
+}
+
+/// `convolve` over chunks of at most `rows` samples (where the columns of the whole batch
+/// would not fit one buffer).
+fn convolve_in_chunks(
+    x: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    window: &Window2d,
+    groups: usize,
+    rows: usize,
+) -> Result<Tensor> {
+    let mut out = in_chunks(x, rows, |xs| {
+        Ok(vec![convolve(xs, weight, bias, window, groups)?])
+    })?;
+    Ok(out.remove(0))
 }
 
 /// The convolution proper: `(N, C, H, W)` (any height for a lifted 1-D input) to
@@ -355,5 +373,34 @@ fn convolve(
     match bias {
         Some(b) => out.add(&b.reshape(&[oc, 1])?),
         None => Ok(out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A batch too large for one buffer runs in chunks: the same values and gradients.
+    #[test]
+    fn chunked_batches_match_one_pass() {
+        let x = crate::ops::random::randn(&[5, 2, 4, 4], None).unwrap();
+        let w = crate::ops::random::randn(&[3, 2, 3, 3], None).unwrap();
+        w.set_requires_grad(true).unwrap();
+        let window = Window2d {
+            input: [4, 4],
+            output: [2, 2],
+            kernel: [3, 3],
+            stride: [1, 1],
+            padding: [0, 0],
+            dilation: [1, 1],
+        };
+        let whole = convolve_in_chunks(&x, &w, None, &window, 1, 5).unwrap();
+        let parts = convolve_in_chunks(&x, &w, None, &window, 1, 2).unwrap();
+        let (a, b) = (
+            whole.to_vec_blocking::<f32>().unwrap(),
+            parts.to_vec_blocking::<f32>().unwrap(),
+        );
+        assert_eq!(whole.shape(), parts.shape());
+        assert!(a.iter().zip(&b).all(|(p, q)| (p - q).abs() < 1e-5));
     }
 }

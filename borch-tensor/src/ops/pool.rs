@@ -6,7 +6,7 @@
 use crate::dtype::DType;
 use crate::error::{Result, not_impl, runtime};
 use crate::layout::{fmt_list, wrap_dim};
-use crate::ops::unfold::Window2d;
+use crate::ops::unfold::{Window2d, in_chunks, rows_per_buffer};
 use crate::tensor::Tensor;
 
 /// `[h, w]` from one value or two, with torch's message naming the argument.
@@ -146,10 +146,17 @@ fn check_float(input: &Tensor, op: &str) -> Result<()> {
     Ok(())
 }
 
-/// The input's planes `(B, H, W)` as columns `(B, kh * kw, OH * OW)`.
-fn columns(input: &Tensor, w: &Window2d, pad_value: f32) -> Result<Tensor> {
+/// `reduce` of the input's planes `(B, H, W)` as columns `(B, kh * kw, OH * OW)` (padded with
+/// `pad_value`), in chunks of planes where all the columns would not fit one buffer.
+fn pooled(
+    input: &Tensor,
+    w: &Window2d,
+    pad_value: f32,
+    reduce: impl Fn(Tensor) -> Result<Vec<Tensor>>,
+) -> Result<Vec<Tensor>> {
     let planes = input.reshape(&[-1, w.input[0] as isize, w.input[1] as isize])?;
-    planes.im2col(w, pad_value)
+    let rows = rows_per_buffer(input.device(), w.taps() * w.windows() * 4);
+    in_chunks(&planes, rows, |p| reduce(p.im2col(w, pad_value)?))
 }
 
 /// `t` of `(B, OH * OW)` shaped as the input with the pooled sizes last.
@@ -222,8 +229,10 @@ pub fn max_pool2d(
     ceil_mode: bool,
 ) -> Result<Tensor> {
     let w = max_pool_window(input, kernel_size, stride, padding, dilation, ceil_mode)?;
-    let (values, _) = columns(input, &w, f32::NEG_INFINITY)?.max_dim(1, false)?;
-    unplanes(&values, input, &w)
+    let values = pooled(input, &w, f32::NEG_INFINITY, |cols| {
+        Ok(vec![cols.max_dim(1, false)?.0])
+    })?;
+    unplanes(&values[0], input, &w)
 }
 
 /// torch's `max_pool2d(..., return_indices=True)`: the pooled values and, for each, the flat
@@ -237,7 +246,11 @@ pub fn max_pool2d_with_indices(
     ceil_mode: bool,
 ) -> Result<(Tensor, Tensor)> {
     let w = max_pool_window(input, kernel_size, stride, padding, dilation, ceil_mode)?;
-    let (values, taps) = columns(input, &w, f32::NEG_INFINITY)?.max_dim(1, false)?;
+    let pair = pooled(input, &w, f32::NEG_INFINITY, |cols| {
+        let (values, taps) = cols.max_dim(1, false)?;
+        Ok(vec![values, taps])
+    })?;
+    let (values, taps) = (&pair[0], &pair[1]);
     // The tap (ki, kj) of window (oh, ow) is input pixel (oh*sh - ph + ki*dh, ow*sw - pw + kj*dw).
     let width = w.input[1] as i64;
     let mut corner = Vec::with_capacity(w.windows());
@@ -253,10 +266,7 @@ pub fn max_pool2d_with_indices(
     let rows = taps.floor_divide(kw)?.mul(w.dilation[0] as i64 * width)?;
     let cols = taps.remainder(kw)?.mul(w.dilation[1] as i64)?;
     let indices = rows.add(&cols)?.add(&corner)?;
-    Ok((
-        unplanes(&values, input, &w)?,
-        unplanes(&indices, input, &w)?,
-    ))
+    Ok((unplanes(values, input, &w)?, unplanes(&indices, input, &w)?))
 }
 
 /// torch's `avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -311,16 +321,20 @@ pub fn avg_pool2d(
         dilation: [1, 1],
     };
     let w = window(input, &pool, ceil_mode)?;
-    let cols = columns(input, &w, 0.0)?;
     let divisors = divisors(&w, count_include_pad);
+    // Every window divided by its number of taps: one reduction.
+    let mean = divisor_override.is_none() && divisors.iter().all(|&d| d as usize == w.taps());
+    let reduced = pooled(input, &w, 0.0, |cols| {
+        Ok(vec![if mean {
+            cols.mean(Some(&[1]), false)?
+        } else {
+            cols.sum(Some(&[1]), false)?
+        }])
+    })?;
     let averages = match divisor_override {
-        Some(d) => cols.sum(Some(&[1]), false)?.div(d as f64)?,
-        // Every window divided by its number of taps: one reduction.
-        None if divisors.iter().all(|&d| d as usize == w.taps()) => cols.mean(Some(&[1]), false)?,
-        None => {
-            let divisors = Tensor::from_slice(&divisors, &[w.windows()])?;
-            cols.sum(Some(&[1]), false)?.div(&divisors)?
-        }
+        _ if mean => reduced[0].clone(),
+        Some(d) => reduced[0].div(d as f64)?,
+        None => reduced[0].div(&Tensor::from_slice(&divisors, &[w.windows()])?)?,
     };
     unplanes(&averages, input, &w)
 }

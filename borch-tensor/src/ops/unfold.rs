@@ -89,3 +89,39 @@ impl Tensor {
         Ok(record(op, &[Operand::Tensor(self.clone())], out))
     }
 }
+
+/// The most rows of `bytes_per_row` bytes that one buffer of `device` may hold (at least 1):
+/// `im2col`'s columns are `kh * kw` times the input, so convolution and pooling run a large
+/// batch in chunks that fit.
+pub(crate) fn rows_per_buffer(device: &borch_device::Device, bytes_per_row: usize) -> usize {
+    let limits = device.limits();
+    let limit = limits
+        .max_buffer_size
+        .min(limits.max_storage_buffer_binding_size);
+    (limit / bytes_per_row.max(1) as u64).max(1) as usize
+}
+
+/// `f` on `x` when it has at most `rows` rows (dim 0), else on chunks of `rows` rows, each of
+/// `f`'s outputs concatenated along dim 0 (differentiably).
+pub(crate) fn in_chunks(
+    x: &Tensor,
+    rows: usize,
+    f: impl Fn(&Tensor) -> Result<Vec<Tensor>>,
+) -> Result<Vec<Tensor>> {
+    let n = x.shape()[0];
+    if n <= rows {
+        return f(x);
+    }
+    let mut parts: Vec<Vec<Tensor>> = Vec::new();
+    for start in (0..n).step_by(rows) {
+        let outputs = f(&x.narrow(0, start as isize, rows.min(n - start))?)?;
+        parts.resize(outputs.len(), Vec::new());
+        for (p, o) in parts.iter_mut().zip(outputs) {
+            p.push(o);
+        }
+    }
+    parts
+        .into_iter()
+        .map(|p| crate::ops::join::cat(&p, 0))
+        .collect()
+}
