@@ -59,6 +59,7 @@ def conv2d_cases():
     yield case(f"{op}/kernel_whole", op, [x(), X([2, 3, 5, 5], 316), X([2], 317)], conv2d, bias)
     yield case(f"{op}/rect_kernel_stride", op, [X([1, 2, 7, 6], 318), X([3, 2, 2, 3], 319)],
                conv2d, {"stride": [3, 2], "padding": [0, 1]})
+    yield case(f"{op}/empty_batch", op, [In([], shape=[0, 3, 5, 5]), w(), b()], conv2d, bias)
     # torch's errors
     yield case(f"{op}/wrong_channels", op, [x(), X([4, 2, 3, 3], 320)], conv2d)
     yield case(f"{op}/kernel_too_big", op, [x(), X([4, 3, 7, 7], 321)], conv2d)
@@ -123,6 +124,7 @@ def max_pool_cases():
               shape=[1, 1, 4, 4])
     yield case(f"{op}/ties", op, [ties], mp, {"kernel_size": 2, "stride": 1,
                                               "return_indices": True})
+    yield case(f"{op}/empty_batch", op, [In([], shape=[0, 2, 4, 4])], mp, {"kernel_size": 2})
     yield case(f"{op}/pad_too_big", op, [x()], mp, {"kernel_size": 3, "padding": 2})
     yield case(f"{op}/kernel_zero", op, [x()], mp, {"kernel_size": 0})
     yield case(f"{op}/stride_zero", op, [x()], mp, {"kernel_size": 2, "stride": 0})
@@ -150,6 +152,7 @@ def avg_pool_cases():
     yield case(f"{op}/unbatched", op, [X([3, 5, 5], 362)], ap, {"kernel_size": 2, "stride": 1})
     yield case(f"{op}/stepped_input", op, [X([1, 2, 6, 12], 363, view=[["slice", 3, 1, None, 2]])],
                ap, {"kernel_size": 3, "stride": 1})
+    yield case(f"{op}/empty_batch", op, [In([], shape=[0, 2, 4, 4])], ap, {"kernel_size": 2})
     yield case(f"{op}/pad_too_big", op, [x()], ap, {"kernel_size": 3, "padding": 2})
     yield case(f"{op}/output_too_small", op, [x()], ap, {"kernel_size": 7})
     yield case(f"{op}/divisor_zero", op, [x()], ap, {"kernel_size": 2, "divisor_override": 0})
