@@ -4,10 +4,11 @@
 //! `borch_nn::Module`. The package groups these classes under `nn` (see `namespaces()`).
 
 use borch_nn::{
-    BCELoss, BCEWithLogitsLoss, Bilinear, CrossEntropyLoss, ELU, Embedding, Flatten, GELU,
-    Hardswish, Hardtanh, HuberLoss, Identity, KLDivLoss, L1Loss, LayerNorm, LeakyReLU, LogSoftmax,
-    MSELoss, Mish, Module, NLLLoss, RMSNorm, ReLU, ReLU6, SELU, SiLU, Sigmoid, SmoothL1Loss,
-    Softmax, Softplus, Tanh, Unflatten,
+    AdaptiveAvgPool2d, AvgPool2d, BCELoss, BCEWithLogitsLoss, Bilinear, Conv1d, Conv2d,
+    ConvOptions, CrossEntropyLoss, ELU, Embedding, Flatten, GELU, Hardswish, Hardtanh, HuberLoss,
+    Identity, KLDivLoss, L1Loss, LayerNorm, LeakyReLU, LogSoftmax, MSELoss, MaxPool2d, Mish,
+    Module, NLLLoss, RMSNorm, ReLU, ReLU6, SELU, SiLU, Sigmoid, SmoothL1Loss, Softmax, Softplus,
+    Tanh, Unflatten,
 };
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
@@ -186,6 +187,22 @@ fn ok<T>(x: T) -> borch_tensor::Result<T> {
     Ok(x)
 }
 
+/// torch's signature of `Conv1d` and `Conv2d`.
+const CONV: &str = "in_channels: Int, out_channels: Int, kernel_size: Ints, stride: Ints = 1, \
+                    padding: Ints = 0, dilation: Ints = 1, groups: Int = 1, bias: Bool = True, \
+                    padding_mode: Str = 'zeros'";
+
+/// Arguments 3.. of `CONV` as the core's options.
+fn conv_options(a: &borch_tensor::api::Args) -> borch_tensor::Result<ConvOptions> {
+    Ok(ConvOptions::default()
+        .stride(&sizes(a, 3)?)
+        .padding(a.padding(4)?)
+        .dilation(&sizes(a, 5)?)
+        .groups(a.usize(6)?)
+        .bias(a.bool(7)?)
+        .padding_mode(a.str(8)?))
+}
+
 module_classes! {
     /// torch's `nn.Linear(in_features, out_features, bias=True)`.
     JsLinear as Linear(
@@ -247,6 +264,41 @@ module_classes! {
     /// torch's `nn.Dropout(p=0.5)`.
     JsDropout as Dropout("[p?: number | { p?: number }]", "p: Float = 0.5")
         = |a| borch_nn::Dropout::new(a.f64(0)?);
+    /// torch's `nn.Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0,
+    /// dilation=1, groups=1, bias=True, padding_mode='zeros')`.
+    JsConv1d as Conv1d(
+        "[inChannels: number, outChannels: number, kernelSize: number | number[], options?: { stride?: number | number[]; padding?: number | number[] | 'valid' | 'same'; dilation?: number | number[]; groups?: number; bias?: boolean; paddingMode?: 'zeros' }]",
+        CONV
+    )
+        = |a| Conv1d::with_options(a.usize(0)?, a.usize(1)?, &sizes(a, 2)?, conv_options(a)?);
+    /// torch's `nn.Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0,
+    /// dilation=1, groups=1, bias=True, padding_mode='zeros')`.
+    JsConv2d as Conv2d(
+        "[inChannels: number, outChannels: number, kernelSize: number | number[], options?: { stride?: number | number[]; padding?: number | number[] | 'valid' | 'same'; dilation?: number | number[]; groups?: number; bias?: boolean; paddingMode?: 'zeros' }]",
+        CONV
+    )
+        = |a| Conv2d::with_options(a.usize(0)?, a.usize(1)?, &sizes(a, 2)?, conv_options(a)?);
+    /// torch's `nn.MaxPool2d(kernel_size, stride=None, padding=0, dilation=1,
+    /// return_indices=False, ceil_mode=False)`.
+    JsMaxPool2d as MaxPool2d(
+        "[kernelSize: number | number[], options?: { stride?: number | number[]; padding?: number | number[]; dilation?: number | number[]; returnIndices?: boolean; ceilMode?: boolean }]",
+        "kernel_size: Ints, stride: Ints = None, padding: Ints = 0, dilation: Ints = 1, \
+         return_indices: Bool = False, ceil_mode: Bool = False"
+    ) = |a| ok(MaxPool2d::with_options(&sizes(a, 0)?, a.opt_sizes(1)?.as_deref(), &sizes(a, 2)?,
+        &sizes(a, 3)?, a.bool(4)?, a.bool(5)?));
+    /// torch's `nn.AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=False,
+    /// count_include_pad=True, divisor_override=None)`.
+    JsAvgPool2d as AvgPool2d(
+        "[kernelSize: number | number[], options?: { stride?: number | number[]; padding?: number | number[]; ceilMode?: boolean; countIncludePad?: boolean; divisorOverride?: number }]",
+        "kernel_size: Ints, stride: Ints = None, padding: Ints = 0, ceil_mode: Bool = False, \
+         count_include_pad: Bool = True, divisor_override: Int = None"
+    ) = |a| ok(AvgPool2d::with_options(&sizes(a, 0)?, a.opt_sizes(1)?.as_deref(), &sizes(a, 2)?,
+        a.bool(3)?, a.bool(4)?, a.opt_int(5)?));
+    /// torch's `nn.AdaptiveAvgPool2d(output_size)` (`null` keeps that input size).
+    JsAdaptiveAvgPool2d as AdaptiveAvgPool2d(
+        "[outputSize: number | (number | null)[]]",
+        "output_size: Ints"
+    ) = |a| ok(AdaptiveAvgPool2d::new(&a.sizes_or_none(0)?));
     /// torch's `nn.Flatten(start_dim=1, end_dim=-1)`.
     JsFlatten as Flatten(
         "[startDim?: number, endDim?: number] | [{ startDim?: number; endDim?: number }]",

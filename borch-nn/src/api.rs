@@ -159,6 +159,28 @@ pub fn entries() -> &'static [Entry] {
                 legacy(a, "kl_div", 2, 3)?;
                 ok(F::kl_div(&a.tensor(0)?, &a.tensor(1)?, reduction(a, 4)?, a.bool(5)?))
             }),
+        entry("conv1d", api::CONV_PARAMS, |a| api::run_conv(a, 1)),
+        entry("conv2d", api::CONV_PARAMS, |a| api::run_conv(a, 2)),
+        entry("max_pool2d", "input: Tensor, kernel_size: Ints, stride: Ints = None, padding: Ints = 0, \
+                             dilation: Ints = 1, ceil_mode: Bool = False, return_indices: Bool = False",
+            |a| {
+                let (x, stride) = (a.tensor(0)?, a.opt_ints(2)?);
+                let (k, p, d) = (a.ints(1)?, a.ints(3)?, a.ints(4)?);
+                if a.bool(6)? {
+                    let (v, i) = F::max_pool2d_with_indices(&x, &k, stride.as_deref(), &p, &d, a.bool(5)?)?;
+                    return Ok(Value::List(vec![Value::Tensor(v), Value::Tensor(i)]));
+                }
+                ok(F::max_pool2d(&x, &k, stride.as_deref(), &p, &d, a.bool(5)?))
+            }),
+        entry("avg_pool2d", "input: Tensor, kernel_size: Ints, stride: Ints = None, padding: Ints = 0, \
+                             ceil_mode: Bool = False, count_include_pad: Bool = True, divisor_override: Int = None",
+            |a| {
+                let stride = a.opt_ints(2)?;
+                ok(F::avg_pool2d(&a.tensor(0)?, &a.ints(1)?, stride.as_deref(), &a.ints(3)?, a.bool(4)?,
+                    a.bool(5)?, a.opt_int(6)?))
+            }),
+        entry("adaptive_avg_pool2d", "input: Tensor, output_size: Ints",
+            |a| ok(F::adaptive_avg_pool2d(&a.tensor(0)?, &a.sizes_or_none(1)?))),
         // torch's num_classes=-1 reads the classes back: the core's one_hot does that where it can.
         entry("one_hot", "tensor: Tensor, num_classes: Int = -1",
             |a| api::call("one_hot", false, a.values().to_vec(), Vec::new())),

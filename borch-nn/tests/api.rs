@@ -126,3 +126,67 @@ fn functional_binding_errors_are_pythons() {
         "{e}"
     );
 }
+
+#[test]
+fn convolution_and_pooling_by_name_take_torchs_argument_forms() {
+    let x = borch_tensor::arange_to(2.0 * 2.0 * 4.0 * 4.0)
+        .unwrap()
+        .reshape(&[2, 2, 4, 4])
+        .unwrap();
+    let w = borch_tensor::ones(&[3, 2, 3, 3], borch_tensor::DType::Float32).unwrap();
+    let tv = |t: &Tensor| Value::Tensor(t.clone());
+    // padding as a string, stride as an int
+    let got = t(api::call(
+        "conv2d",
+        vec![tv(&x), tv(&w)],
+        vec![kw("padding", Value::Str("same".into()))],
+    )
+    .unwrap());
+    let want = F::conv2d(&x, &w, None, &[1], &borch_tensor::Padding::Same, &[1], 1).unwrap();
+    same(&got, &want);
+    // torch.conv2d is the same function in torch's namespace
+    let got = t(borch_tensor::api::call(
+        "conv2d",
+        false,
+        vec![tv(&x), tv(&w), Value::None, Value::Int(2), Value::Int(1)],
+        vec![],
+    )
+    .unwrap());
+    let want = F::conv2d(
+        &x,
+        &w,
+        None,
+        &[2],
+        &borch_tensor::Padding::Sizes(vec![1]),
+        &[1],
+        1,
+    );
+    same(&got, &want.unwrap());
+    // return_indices gives (values, indices)
+    let pair = api::call(
+        "max_pool2d",
+        vec![tv(&x), Value::Int(2)],
+        vec![kw("return_indices", Value::Bool(true))],
+    )
+    .unwrap();
+    let Value::List(items) = pair else {
+        panic!("max_pool2d(return_indices=True) returns a pair")
+    };
+    assert_eq!(items.len(), 2);
+    let got = t(api::call(
+        "adaptive_avg_pool2d",
+        vec![tv(&x), Value::List(vec![Value::Int(1), Value::None])],
+        vec![],
+    )
+    .unwrap());
+    assert_eq!(got.shape(), &[2, 2, 1, 4]);
+    let err = api::call(
+        "conv2d",
+        vec![tv(&x), tv(&w)],
+        vec![kw("padding", Value::Str("full".into()))],
+    );
+    assert_eq!(
+        err.unwrap_err(),
+        BorchError::Runtime("Invalid padding string: 'full'".into())
+    );
+}

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, runtime};
 use crate::ops::table::MapOp;
+use crate::ops::unfold::Window2d;
 use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
@@ -122,6 +123,14 @@ pub enum ShapeOp {
         indices: Tensor,
         keepdim: bool,
     },
+    /// The windows of planes laid out as columns (convolution, pooling); see `Tensor::im2col`.
+    Im2col {
+        window: Window2d,
+    },
+    /// Columns summed back into planes; see `Tensor::col2im`.
+    Col2im {
+        window: Window2d,
+    },
 }
 
 impl ShapeOp {
@@ -142,6 +151,8 @@ impl ShapeOp {
             ShapeOp::Tril { .. } => "tril",
             ShapeOp::Triu { .. } => "triu",
             ShapeOp::TakeAlong { .. } => "take_along_dim",
+            ShapeOp::Im2col { .. } => "im2col",
+            ShapeOp::Col2im { .. } => "col2im",
         }
     }
 }

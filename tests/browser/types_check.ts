@@ -43,6 +43,19 @@ export async function typed(): Promise<number> {
   // @ts-expect-error a learning rate is a number
   group.lr = 'fast';
   const saved: Record<string, unknown> = new torch.optim.lrScheduler.StepLR(opt, 2).stateDict();
-  const used = [whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight];
+  const images = torch.ones([2, 1, 8, 8]);
+  const cnn = new torch.nn.Sequential(
+    new torch.nn.Conv2d(1, 4, 3, { padding: 'same' }),
+    new torch.nn.MaxPool2d(2),
+    new torch.nn.Conv2d(4, 8, [3, 3], { stride: [1, 1], groups: 1, bias: false }),
+    new torch.nn.AvgPool2d(2, { stride: 1, countIncludePad: false }),
+    new torch.nn.AdaptiveAvgPool2d([1, null]),
+  );
+  const features: torch.Tensor = cnn.call(images);
+  const convolved: torch.Tensor = torch.conv2d(images, torch.ones([2, 1, 3, 3]), undefined, [2], [1]);
+  const pooled: torch.Tensor = torch.nn.functional.avgPool2d(images, [2], { ceilMode: true });
+  // @ts-expect-error Conv2d needs a kernel size
+  new torch.nn.Conv2d(1, 4);
+  const used = [features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight];
   return dim0 + shape.length + used.length + layers;
 }

@@ -17,6 +17,8 @@ FAMILIES = [elementwise, views, creation, shape, random, reduce]
 from families import matmul  # noqa: E402
 FAMILIES.append(matmul)
 FAMILIES.append(nn)
+from families import conv  # noqa: E402
+FAMILIES.append(conv)
 
 
 def main():

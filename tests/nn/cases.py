@@ -115,6 +115,12 @@ def init_cases():
         ("layer_norm", 0, [M("LayerNorm", [2, 3])]),
         ("rms_norm", 0, [M("RMSNorm", 4)]),
         ("mlp", 42, [C("Sequential", [M("Linear", 4, 8), M("ReLU"), M("Linear", 8, 2)])]),
+        ("conv2d", 0, [M("Conv2d", 3, 4, 3)]),
+        ("conv2d_groups_no_bias", 6, [M("Conv2d", 4, 6, [2, 3], groups=2, bias=False)]),
+        ("conv1d", 9, [M("Conv1d", 2, 3, 5)]),
+        ("cnn", 10, [C("Sequential", [M("Conv2d", 1, 4, 3, padding=1), M("ReLU"),
+                                       M("MaxPool2d", 2), M("Conv2d", 4, 8, 3), M("Flatten"),
+                                       M("Linear", 8, 3)])]),
     ]:
         torch.manual_seed(seed)
         mods = [build(s) for s in specs]
@@ -303,6 +309,27 @@ def layer_cases():
     out.append(f("dropout_train_p0", M("Dropout", 0.0), [inp(randn(2, 3))], seed=14))
     out.append(f("dropout_train_p1", M("Dropout", 1.0), [inp(randn(2, 3))], seed=15))
     out.append(f("dropout_eval", M("Dropout", 0.5), [inp(randn(4, 5))], seed=11, train=False))
+    out.append(f("conv2d", M("Conv2d", 3, 4, 3), [inp(randn(2, 3, 5, 5))]))
+    out.append(f("conv2d_options", M("Conv2d", 4, 6, [3, 2], stride=[2, 1], padding=1,
+                                     dilation=[1, 2], groups=2, bias=False),
+                 [inp(randn(1, 4, 6, 6))]))
+    out.append(f("conv2d_same_unbatched", M("Conv2d", 2, 3, 4, padding="same"),
+                 [inp(randn(2, 5, 6))]))
+    out.append(f("conv1d", M("Conv1d", 3, 2, 3, stride=2, padding=1), [inp(randn(2, 3, 7))]))
+    out.append(f("max_pool2d", M("MaxPool2d", 2), [inp(randn(2, 3, 4, 6))]))
+    out.append(f("max_pool2d_options", M("MaxPool2d", 3, stride=2, padding=1, ceil_mode=True),
+                 [inp(randn(1, 2, 6, 5))]))
+    out.append(f("avg_pool2d", M("AvgPool2d", 2, stride=1), [inp(randn(2, 2, 3, 4))]))
+    out.append(f("avg_pool2d_options", M("AvgPool2d", 3, stride=2, padding=1,
+                                         count_include_pad=False),
+                 [inp(randn(1, 2, 5, 5))]))
+    out.append(f("adaptive_avg_pool2d", M("AdaptiveAvgPool2d", [2, None]),
+                 [inp(randn(2, 3, 5, 4))]))
+    out.append(f("cnn", C("Sequential", [M("Conv2d", 1, 4, 3, padding=1), M("ReLU"),
+                                         M("MaxPool2d", 2), M("Conv2d", 4, 8, 3),
+                                         M("AdaptiveAvgPool2d", 1), M("Flatten"),
+                                         M("Linear", 8, 3)]),
+                 [inp(randn(2, 1, 8, 8))]))
     out.append(f("mlp", C("Sequential", [M("Linear", 4, 8), M("ReLU"), M("Linear", 8, 2)]),
                  [inp(randn(5, 4))]))
     out.append(f("mlp_named", C("Sequential", [["fc1", M("Linear", 3, 5)], ["act", M("Tanh")],
@@ -431,6 +458,12 @@ def structure_cases():
         M("Sigmoid"), M("Hardtanh"), M("Hardtanh", -2.0, 3.0), M("Hardswish"), M("Softplus"),
         M("Softplus", beta=2.0, threshold=10.0), M("Softmax", dim=1), M("Softmax"),
         M("LogSoftmax", dim=-1),
+        M("Conv2d", 3, 8, 3), M("Conv2d", 3, 8, [3, 5], stride=2, padding=1, dilation=2, bias=False),
+        M("Conv2d", 4, 8, 3, padding="same", groups=2), M("Conv2d", 3, 8, 3, padding="valid"),
+        M("Conv1d", 3, 8, 3), M("Conv1d", 3, 8, 3, stride=2, padding=1),
+        M("MaxPool2d", 2), M("MaxPool2d", [2, 3], stride=1, padding=1, dilation=2, ceil_mode=True),
+        M("MaxPool2d", 2, stride=[1, 2]), M("AvgPool2d", 2), M("AvgPool2d", 3, 2, 1, True, False, 4),
+        M("AdaptiveAvgPool2d", [2, None]), M("AdaptiveAvgPool2d", 1),
         M("MSELoss"), M("L1Loss", reduction="sum"), M("SmoothL1Loss", beta=0.5), M("HuberLoss"),
         M("BCELoss"), M("BCELoss", weight=torch.ones(3)), M("BCEWithLogitsLoss"),
         M("BCEWithLogitsLoss", weight=torch.ones(3), pos_weight=torch.ones(3)),

@@ -86,6 +86,8 @@ pub fn derivative(op: &ShapeOp, node: &Node, g: &Tensor) -> Result<Vec<Option<Te
         }
         ShapeOp::Tril { diagonal } => vec![Some(g.tril(*diagonal)?)],
         ShapeOp::Triu { diagonal } => vec![Some(g.triu(*diagonal)?)],
+        ShapeOp::Im2col { window } => vec![Some(g.col2im(window)?)],
+        ShapeOp::Col2im { window } => vec![Some(g.im2col(window, 0.0)?)],
         ShapeOp::TakeAlong {
             dim,
             indices,
@@ -115,6 +117,8 @@ fn saves_indices(op: &ShapeOp) -> bool {
             | ShapeOp::Repeat { .. }
             | ShapeOp::Tril { .. }
             | ShapeOp::Triu { .. }
+            | ShapeOp::Im2col { .. }
+            | ShapeOp::Col2im { .. }
     )
 }
 

@@ -5,6 +5,7 @@
 
 mod case;
 mod compare;
+mod conv;
 mod creation;
 mod elementwise;
 mod matmul;
@@ -31,6 +32,7 @@ const FAMILIES: &[Family] = &[
     random::run,
     reduce::run,
     matmul::run,
+    conv::run,
     nn::run,
 ];
 

@@ -2,11 +2,13 @@
 
 mod activation;
 mod container;
+mod conv;
 mod dropout;
 mod embedding;
 mod linear;
 mod loss;
 mod normalization;
+mod pooling;
 mod reshape;
 
 pub use activation::{
@@ -14,6 +16,7 @@ pub use activation::{
     Softmax, Softplus, Tanh,
 };
 pub use container::{ModuleDict, ModuleList, Sequential, child_name, child_name_at};
+pub use conv::{Conv1d, Conv2d, ConvOptions};
 pub use dropout::Dropout;
 pub use embedding::Embedding;
 pub use linear::{Bilinear, Identity, Linear};
@@ -22,6 +25,7 @@ pub use loss::{
     SmoothL1Loss,
 };
 pub use normalization::{LayerNorm, RMSNorm};
+pub use pooling::{AdaptiveAvgPool2d, AvgPool2d, MaxPool2d};
 pub use reshape::{Flatten, Unflatten};
 
 use borch_tensor::{DType, Result, Tensor, empty, keep_alive};

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use borch_nn::*;
-use borch_tensor::{DType, HostData, Tensor};
+use borch_tensor::{DType, HostData, Padding, Tensor};
 use serde_json::Value as Json;
 
 pub const ATOL: f64 = 1e-4;
@@ -256,6 +256,59 @@ pub fn build(spec: &Json) -> Box<dyn Module> {
             )
             .unwrap(),
         ),
+        "Conv1d" | "Conv2d" => {
+            let padding = match arg(spec, 4, "padding") {
+                Some(Json::String(s)) => s.parse().unwrap(),
+                Some(p) => Padding::Sizes(dims(p).into_iter().map(|x| x as isize).collect()),
+                None => Padding::Sizes(vec![0]),
+            };
+            let options = ConvOptions::default()
+                .stride(&arg(spec, 3, "stride").map_or(vec![1], dims))
+                .padding(padding)
+                .dilation(&arg(spec, 5, "dilation").map_or(vec![1], dims))
+                .groups(arg(spec, 6, "groups").and_then(Json::as_u64).unwrap_or(1) as usize)
+                .bias(bool_or(spec, 7, "bias", true));
+            let (i, o) = (
+                usize_arg(spec, 0, "in_channels"),
+                usize_arg(spec, 1, "out_channels"),
+            );
+            let k = dims(arg(spec, 2, "kernel_size").expect("kernel_size"));
+            if kind == "Conv1d" {
+                Box::new(Conv1d::with_options(i, o, &k, options).unwrap())
+            } else {
+                Box::new(Conv2d::with_options(i, o, &k, options).unwrap())
+            }
+        }
+        "MaxPool2d" => {
+            let k = dims(arg(spec, 0, "kernel_size").expect("kernel_size"));
+            let mut m = MaxPool2d::new(&k)
+                .padding(&arg(spec, 2, "padding").map_or(vec![0], dims))
+                .dilation(&arg(spec, 3, "dilation").map_or(vec![1], dims))
+                .ceil_mode(bool_or(spec, 5, "ceil_mode", false));
+            if let Some(s) = arg(spec, 1, "stride").filter(|s| !s.is_null()) {
+                m = m.stride(&dims(s));
+            }
+            Box::new(m)
+        }
+        "AvgPool2d" => {
+            let k = dims(arg(spec, 0, "kernel_size").expect("kernel_size"));
+            let mut m = AvgPool2d::new(&k)
+                .padding(&arg(spec, 2, "padding").map_or(vec![0], dims))
+                .ceil_mode(bool_or(spec, 3, "ceil_mode", false))
+                .count_include_pad(bool_or(spec, 4, "count_include_pad", true))
+                .divisor_override(int_opt(spec, 5, "divisor_override").map(|d| d as isize));
+            if let Some(s) = arg(spec, 1, "stride").filter(|s| !s.is_null()) {
+                m = m.stride(&dims(s));
+            }
+            Box::new(m)
+        }
+        "AdaptiveAvgPool2d" => {
+            let size = match arg(spec, 0, "output_size").expect("output_size") {
+                Json::Array(a) => a.iter().map(|x| x.as_u64().map(|v| v as usize)).collect(),
+                x => vec![x.as_u64().map(|v| v as usize)],
+            };
+            Box::new(AdaptiveAvgPool2d::new(&size))
+        }
         "Dropout" => Box::new(Dropout::new(f64_or(spec, 0, "p", 0.5)).unwrap()),
         "ReLU" => Box::new(ReLU::new()),
         "ReLU6" => Box::new(ReLU6::new()),

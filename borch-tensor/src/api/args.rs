@@ -277,6 +277,43 @@ impl Args<'_> {
         }
     }
 
+    /// `None`, or a list of ints (a single int counts as a list of one): pooling's `stride`.
+    pub fn opt_ints(&self, i: usize) -> Result<Option<Vec<isize>>> {
+        match self.get(i) {
+            Value::None => Ok(None),
+            _ => self.ints(i).map(Some),
+        }
+    }
+
+    /// `None`, or a shape (pooling's `stride`).
+    pub fn opt_sizes(&self, i: usize) -> Result<Option<Vec<usize>>> {
+        match self.get(i) {
+            Value::None => Ok(None),
+            _ => self.sizes(i).map(Some),
+        }
+    }
+
+    /// Sizes that may be `None` (adaptive pooling's `output_size`: `None` keeps the input's).
+    pub fn sizes_or_none(&self, i: usize) -> Result<Vec<Option<usize>>> {
+        let one = |v: &Value| match v {
+            Value::None => Ok(None),
+            Value::Int(x) if *x >= 0 => Ok(Some(*x as usize)),
+            _ => self.wrong(i, "tuple of ints"),
+        };
+        match self.get(i) {
+            Value::List(items) => items.iter().map(one).collect(),
+            v => one(v).map(|s| vec![s]),
+        }
+    }
+
+    /// A convolution's `padding`: sizes (an int or a list), or `'valid'` or `'same'`.
+    pub fn padding(&self, i: usize) -> Result<crate::ops::conv::Padding> {
+        match self.get(i) {
+            Value::Str(s) => s.parse(),
+            _ => self.ints(i).map(crate::ops::conv::Padding::Sizes),
+        }
+    }
+
     pub fn tensors(&self, i: usize) -> Result<Vec<Tensor>> {
         match self.get(i) {
             Value::List(items) => items

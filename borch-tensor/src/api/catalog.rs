@@ -35,6 +35,7 @@ pub fn entries() -> &'static [Entry] {
     ENTRIES.get_or_init(|| {
         let mut all = from_table();
         all.extend(listed());
+        all.extend(super::windows::listed());
         all
     })
 }

@@ -6,11 +6,13 @@ mod args;
 mod catalog;
 mod signature;
 mod value;
+mod windows;
 
 pub use args::{Args, bind};
 pub use catalog::{entries, find, find_in};
 pub use signature::{Call, Default, Entry, Form, Kind, Param, Returns, parse_params};
 pub use value::Value;
+pub use windows::{CONV_PARAMS, run_conv};
 
 use crate::error::{BorchError, Result};
 

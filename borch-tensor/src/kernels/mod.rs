@@ -12,6 +12,7 @@ pub(crate) mod scan;
 pub(crate) mod scatter;
 pub(crate) mod sort;
 pub(crate) mod tri;
+pub(crate) mod unfold;
 
 use borch_device::{Binding, Device, Kernel, WORKGROUP_SIZE, grid_for};
 
@@ -50,6 +51,8 @@ pub(crate) fn w(x: isize) -> u32 {
 pub(crate) fn shape_sources() -> Vec<(String, String)> {
     use crate::dtype::DType;
     let mut out = vec![("one_hot".to_string(), one_hot::source())];
+    out.push(("im2col".to_string(), unfold::im2col_source()));
+    out.push(("col2im".to_string(), unfold::col2im_source()));
     for dt in [DType::Float32, DType::Int64, DType::Bool] {
         let n = dt.name();
         out.push((format!("gather|{n}"), gather::source(dt)));

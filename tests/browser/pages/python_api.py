@@ -100,4 +100,15 @@ check("~bool is logical not", (~torch.tensor([True, False])).tolist() == [False,
 check("bool | bool", (torch.tensor([True, False]) | torch.tensor([False, False])).tolist() == [True, False])
 raises("~float", NotImplementedError, '"bitwise_not_cpu" not implemented for \'Float\'', lambda: ~torch.ones(2))
 
+torch.manual_seed(0)
+cnn = nn.Sequential(nn.Conv2d(1, 4, 3, padding="same"), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                    nn.Linear(4 * 2 * 2, 3))
+check("Conv2d's weight is (out, in / groups, kh, kw)", cnn[0].weight.shape == (4, 1, 3, 3))
+check("a CNN's output shape", cnn(torch.ones(2, 1, 4, 4)).shape == (2, 3))
+values, indices = nn.functional.max_pool2d(torch.ones(1, 1, 4, 4), 2, return_indices=True)
+check("max_pool2d(return_indices=True): the first maximum of each window",
+      indices.tolist() == [[[[0, 2], [8, 10]]]])
+raises("Conv2d(padding='full')", RuntimeError, "Invalid padding string: 'full'",
+       lambda: nn.functional.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 3, 3), padding="full"))
+
 print(f"python api: {checks} checks passed")

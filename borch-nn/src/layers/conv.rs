@@ -1,0 +1,264 @@
+//! Conv1d and Conv2d (torch's `_ConvNd` with `padding_mode='zeros'`).
+
+use borch_tensor::{BorchError, Padding, Result, Tensor};
+
+use super::{parameter, present};
+use crate::functional as F;
+use crate::init;
+use crate::module::Module;
+use crate::repr::py_tuple;
+use crate::{display_as_repr, training_flag};
+
+/// The keyword arguments of `Conv1d` / `Conv2d` after the channels and kernel size, with torch's
+/// defaults (`stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros'`).
+/// Sizes take one value for every spatial dim or one per dim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConvOptions {
+    pub stride: Vec<usize>,
+    pub padding: Padding,
+    pub dilation: Vec<usize>,
+    pub groups: usize,
+    pub bias: bool,
+    pub padding_mode: String,
+}
+
+impl Default for ConvOptions {
+    fn default() -> Self {
+        ConvOptions {
+            stride: vec![1],
+            padding: Padding::Sizes(vec![0]),
+            dilation: vec![1],
+            groups: 1,
+            bias: true,
+            padding_mode: "zeros".into(),
+        }
+    }
+}
+
+impl ConvOptions {
+    pub fn stride(mut self, stride: &[usize]) -> Self {
+        self.stride = stride.to_vec();
+        self
+    }
+    pub fn padding(mut self, padding: Padding) -> Self {
+        self.padding = padding;
+        self
+    }
+    pub fn dilation(mut self, dilation: &[usize]) -> Self {
+        self.dilation = dilation.to_vec();
+        self
+    }
+    pub fn groups(mut self, groups: usize) -> Self {
+        self.groups = groups;
+        self
+    }
+    pub fn bias(mut self, bias: bool) -> Self {
+        self.bias = bias;
+        self
+    }
+    pub fn padding_mode(mut self, mode: &str) -> Self {
+        self.padding_mode = mode.into();
+        self
+    }
+}
+
+fn value_err<T>(msg: impl Into<String>) -> Result<T> {
+    Err(BorchError::Value(msg.into()))
+}
+
+/// One value per spatial dim (torch's `_single` / `_pair`).
+fn per_dim<T: Copy>(v: &[T], n: usize, name: &str) -> Result<Vec<T>> {
+    match v.len() {
+        1 => Ok(vec![v[0]; n]),
+        len if len == n => Ok(v.to_vec()),
+        _ => value_err(format!("{name} must be an int or a tuple of {n} ints")),
+    }
+}
+
+/// torch's `_ConvNd.__init__` checks, in its order.
+fn check(in_channels: usize, out_channels: usize, o: &ConvOptions, stride: &[usize]) -> Result<()> {
+    if o.groups == 0 {
+        return value_err("groups must be a positive integer");
+    }
+    if !in_channels.is_multiple_of(o.groups) {
+        return value_err("in_channels must be divisible by groups");
+    }
+    if !out_channels.is_multiple_of(o.groups) {
+        return value_err("out_channels must be divisible by groups");
+    }
+    if o.padding == Padding::Same && stride.iter().any(|&s| s != 1) {
+        return value_err("padding='same' is not supported for strided convolutions");
+    }
+    let modes = ["zeros", "reflect", "replicate", "circular"];
+    if !modes.contains(&o.padding_mode.as_str()) {
+        return value_err(format!(
+            "padding_mode must be one of {{'replicate', 'circular', 'zeros', 'reflect'}}, but got \
+             padding_mode='{}'",
+            o.padding_mode
+        ));
+    }
+    if o.padding_mode != "zeros" {
+        return Err(BorchError::NotImplemented(format!(
+            "borch's convolutions pad with zeros only: padding_mode='{}' is not implemented yet",
+            o.padding_mode
+        )));
+    }
+    Ok(())
+}
+
+fn signed(v: &[usize]) -> Vec<isize> {
+    v.iter().map(|&x| x as isize).collect()
+}
+
+macro_rules! conv_layer {
+    ($name:ident, $dims:expr, $f:path, $doc:literal) => {
+        #[doc = $doc]
+        pub struct $name {
+            pub in_channels: usize,
+            pub out_channels: usize,
+            pub kernel_size: Vec<usize>,
+            pub stride: Vec<usize>,
+            pub padding: Padding,
+            pub dilation: Vec<usize>,
+            pub groups: usize,
+            pub padding_mode: String,
+            pub weight: Tensor,
+            pub bias: Option<Tensor>,
+            training: bool,
+        }
+
+        impl $name {
+            /// The layer with torch's default options.
+            pub fn new(
+                in_channels: usize,
+                out_channels: usize,
+                kernel_size: &[usize],
+            ) -> Result<$name> {
+                $name::with_options(
+                    in_channels,
+                    out_channels,
+                    kernel_size,
+                    ConvOptions::default(),
+                )
+            }
+
+            /// The layer with `options`, initialised as torch: weight
+            /// `(out_channels, in_channels / groups, *kernel_size)`.
+            pub fn with_options(
+                in_channels: usize,
+                out_channels: usize,
+                kernel_size: &[usize],
+                options: ConvOptions,
+            ) -> Result<$name> {
+                let kernel_size = per_dim(kernel_size, $dims, "kernel_size")?;
+                let stride = per_dim(&options.stride, $dims, "stride")?;
+                let dilation = per_dim(&options.dilation, $dims, "dilation")?;
+                check(in_channels, out_channels, &options, &stride)?;
+                let padding = match &options.padding {
+                    Padding::Sizes(s) => Padding::Sizes(per_dim(s, $dims, "padding")?),
+                    other => other.clone(),
+                };
+                let mut shape = vec![out_channels, in_channels / options.groups];
+                shape.extend(&kernel_size);
+                let weight = parameter(&shape)?;
+                let bias = if options.bias {
+                    Some(parameter(&[out_channels])?)
+                } else {
+                    None
+                };
+                let layer = $name {
+                    in_channels,
+                    out_channels,
+                    kernel_size,
+                    stride,
+                    padding,
+                    dilation,
+                    groups: options.groups,
+                    padding_mode: options.padding_mode,
+                    weight,
+                    bias,
+                    training: true,
+                };
+                layer.reset_parameters()?;
+                Ok(layer)
+            }
+
+            /// torch's `reset_parameters`: `kaiming_uniform_(weight, a=sqrt(5))`, then the bias
+            /// from U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+            pub fn reset_parameters(&self) -> Result<()> {
+                init::kaiming_uniform_(&self.weight, 5.0f64.sqrt(), "fan_in", "leaky_relu")?;
+                if let Some(b) = &self.bias {
+                    let (fan_in, _) = init::calculate_fan_in_and_fan_out(&self.weight)?;
+                    if fan_in != 0 {
+                        let bound = 1.0 / (fan_in as f64).sqrt();
+                        init::uniform_(b, -bound, bound)?;
+                    }
+                }
+                Ok(())
+            }
+        }
+
+        impl Module for $name {
+            fn forward(&self, input: &Tensor) -> Result<Tensor> {
+                $f(
+                    input,
+                    &self.weight,
+                    self.bias.as_ref(),
+                    &signed(&self.stride),
+                    &self.padding,
+                    &signed(&self.dilation),
+                    self.groups as isize,
+                )
+            }
+            fn name(&self) -> String {
+                stringify!($name).into()
+            }
+            fn extra_repr(&self) -> String {
+                let mut s = format!(
+                    "{}, {}, kernel_size={}, stride={}",
+                    self.in_channels,
+                    self.out_channels,
+                    py_tuple(&self.kernel_size),
+                    py_tuple(&self.stride)
+                );
+                match &self.padding {
+                    Padding::Sizes(p) if p.iter().all(|&x| x == 0) => {}
+                    Padding::Sizes(p) => s += &format!(", padding={}", py_tuple(p)),
+                    Padding::Valid => s += ", padding=valid",
+                    Padding::Same => s += ", padding=same",
+                }
+                if self.dilation.iter().any(|&d| d != 1) {
+                    s += &format!(", dilation={}", py_tuple(&self.dilation));
+                }
+                if self.groups != 1 {
+                    s += &format!(", groups={}", self.groups);
+                }
+                if self.bias.is_none() {
+                    s += ", bias=False";
+                }
+                s
+            }
+            fn own_parameters(&self) -> Vec<(String, Tensor)> {
+                present(&[("weight", Some(&self.weight)), ("bias", self.bias.as_ref())])
+            }
+            training_flag!();
+        }
+
+        display_as_repr!($name);
+    };
+}
+
+conv_layer!(
+    Conv2d,
+    2,
+    F::conv2d,
+    "torch's `nn.Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, \
+     dilation=1, groups=1, bias=True, padding_mode='zeros')` over `(N, C, H, W)` or `(C, H, W)`."
+);
+conv_layer!(
+    Conv1d,
+    1,
+    F::conv1d,
+    "torch's `nn.Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, \
+     dilation=1, groups=1, bias=True, padding_mode='zeros')` over `(N, C, L)` or `(C, L)`."
+);
