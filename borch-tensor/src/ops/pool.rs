@@ -18,6 +18,28 @@ fn pair(v: &[isize], op: &str, what: &str, form: &str) -> Result<[isize; 2]> {
     }
 }
 
+/// A pooling window's kernel size, stride (the kernel size when omitted) and padding, each as
+/// (height, width), with torch's messages for wrong lengths.
+fn window_pairs(
+    op: &str,
+    kernel_size: &[isize],
+    stride: Option<&[isize]>,
+    padding: &[isize],
+) -> Result<[[isize; 2]; 3]> {
+    let single_or_two = "either be a single int, or a tuple of two ints";
+    let kernel = pair(kernel_size, op, "kernel_size", single_or_two)?;
+    let stride = match stride {
+        None | Some([]) => kernel,
+        Some(s) => pair(
+            s,
+            op,
+            "stride",
+            "either be omitted, a single int, or a tuple of two ints",
+        )?,
+    };
+    Ok([kernel, stride, pair(padding, op, "padding", single_or_two)?])
+}
+
 /// torch's `div_rtn`: division rounding toward negative infinity.
 fn div_rtn(a: isize, b: isize) -> isize {
     let q = a / b;
@@ -177,27 +199,7 @@ fn max_pool_window(
     ceil_mode: bool,
 ) -> Result<Window2d> {
     let op = "max_pool2d";
-    let kernel = pair(
-        kernel_size,
-        op,
-        "kernel_size",
-        "either be a single int, or a tuple of two ints",
-    )?;
-    let stride = match stride {
-        None | Some([]) => kernel,
-        Some(s) => pair(
-            s,
-            op,
-            "stride",
-            "either be omitted, a single int, or a tuple of two ints",
-        )?,
-    };
-    let padding = pair(
-        padding,
-        op,
-        "padding",
-        "either be a single int, or a tuple of two ints",
-    )?;
+    let [kernel, stride, padding] = window_pairs(op, kernel_size, stride, padding)?;
     let dilation = pair(
         dilation,
         op,
@@ -281,27 +283,7 @@ pub fn avg_pool2d(
     divisor_override: Option<isize>,
 ) -> Result<Tensor> {
     let op = "avg_pool2d";
-    let kernel = pair(
-        kernel_size,
-        op,
-        "kernel_size",
-        "either be a single int, or a tuple of two ints",
-    )?;
-    let stride = match stride {
-        None | Some([]) => kernel,
-        Some(s) => pair(
-            s,
-            op,
-            "stride",
-            "either be omitted, a single int, or a tuple of two ints",
-        )?,
-    };
-    let padding = pair(
-        padding,
-        op,
-        "padding",
-        "either be a single int, or a tuple of two ints",
-    )?;
+    let [kernel, stride, padding] = window_pairs(op, kernel_size, stride, padding)?;
     if divisor_override == Some(0) {
         return runtime("divisor must be not zero");
     }
