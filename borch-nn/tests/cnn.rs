@@ -2,13 +2,15 @@
 //! it learns a fixed batch, and the GPU cost of one training step is pinned per phase. A change
 //! that adds work fails here; if the change is intended, update the numbers.
 
-use borch_autograd::backward;
+mod step_cost;
+
 use borch_nn::{
     AvgPool2d, Conv2d, ConvOptions, CrossEntropyLoss, Flatten, Linear, MaxPool2d, Module, ReLU,
     Sequential, sequential,
 };
-use borch_optim::{Adam, AdamOptions, Optimizer};
-use borch_tensor::{Padding, Tensor, default_device, manual_seed, randn};
+use borch_optim::{Adam, AdamOptions};
+use borch_tensor::{Padding, Tensor, manual_seed, randn};
+use step_cost::{Cost, measured_step};
 
 fn model() -> Sequential {
     let same = ConvOptions::default().padding(Padding::Same);
@@ -24,15 +26,6 @@ fn model() -> Sequential {
     ]
 }
 
-#[derive(Debug, PartialEq, Eq)]
-struct Cost {
-    forward: u64,
-    loss: u64,
-    backward: u64,
-    step: u64,
-    submits: u64,
-}
-
 #[test]
 fn cnn_learns_a_batch_and_its_step_cost_is_pinned() {
     manual_seed(0);
@@ -41,28 +34,12 @@ fn cnn_learns_a_batch_and_its_step_cost_is_pinned() {
     let y = Tensor::from_slice(&[0i64, 1, 2, 1], &[4]).unwrap();
     let loss_fn = CrossEntropyLoss::new();
     let mut opt = Adam::new(model.parameters(), AdamOptions::new(0.02)).unwrap();
-    let device = default_device().unwrap();
     let mut costs = Vec::new();
     let mut losses = Vec::new();
     for _ in 0..30 {
-        let (d0, s0) = (device.dispatches(), device.submits());
-        opt.zero_grad(true).unwrap();
-        let out = model.forward(&x).unwrap();
-        let d1 = device.dispatches();
-        let loss = loss_fn.forward(&out, &y).unwrap();
-        let d2 = device.dispatches();
-        backward(&loss, None, false).unwrap();
-        let d3 = device.dispatches();
-        opt.step().unwrap();
-        let d4 = device.dispatches();
-        losses.push(loss.item_blocking().unwrap().to_f64());
-        costs.push(Cost {
-            forward: d1 - d0,
-            loss: d2 - d1,
-            backward: d3 - d2,
-            step: d4 - d3,
-            submits: device.submits() - s0,
-        });
+        let (cost, loss) = measured_step(&model, &loss_fn, &mut opt, &x, &y);
+        costs.push(cost);
+        losses.push(loss);
     }
     println!("losses {losses:?}");
     println!("{:#?}", costs[2]);
