@@ -13,9 +13,13 @@ impl JsTensor {
         self.0.requires_grad()
     }
 
+    /// torch's `t.requires_grad = flag` (a bool, as torch requires).
     #[wasm_bindgen(setter = requiresGrad)]
-    pub fn set_requires_grad(&self, flag: bool) -> JsResult<()> {
-        self.0.set_requires_grad(flag).map(|_| ()).js()
+    pub fn set_requires_grad(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "boolean")] flag: JsValue,
+    ) -> JsResult<()> {
+        flag_argument(&flag).and_then(|flag| self.0.set_requires_grad(flag).map(|_| ()).js())
     }
 
     /// The accumulated gradient, or `undefined` before any backward.
@@ -49,10 +53,20 @@ impl JsTensor {
     }
 }
 
+/// torch's "requires_grad must be a bool" for anything but a boolean.
+fn flag_argument(flag: &JsValue) -> JsResult<bool> {
+    flag.as_bool().ok_or_else(|| {
+        crate::errors::to_js(borch_tensor::BorchError::Runtime(
+            "requires_grad must be a bool".into(),
+        ))
+    })
+}
+
 /// torch's `no_grad()`: run `f` synchronously with gradient recording off, returning its result.
 #[wasm_bindgen(js_name = noGrad)]
-pub fn no_grad(f: &js_sys::Function) -> JsResult<JsValue> {
-    borch_autograd::no_grad(|| f.call0(&JsValue::UNDEFINED))
+pub fn no_grad(#[wasm_bindgen(unchecked_param_type = "Function")] f: JsValue) -> JsResult<JsValue> {
+    crate::bind::function("noGrad", 1, &f)
+        .and_then(|f| borch_autograd::no_grad(|| f.call0(&JsValue::UNDEFINED)))
 }
 
 /// torch's `torch.set_grad_enabled(mode)` as a plain switch: sets gradient recording for the

@@ -88,6 +88,13 @@ pub fn reduction(a: &Args, i: usize) -> Result<borch_nn::Reduction> {
 pub fn wrong_argument(name: &str, position: usize, expected: &str, got: &JsValue) -> JsValue {
     to_js(BorchError::Type(format!(
         "{name}(): argument {position} must be {expected}, not {}",
-        crate::device::js_type(got)
+        crate::js::describe(got)
     )))
+}
+
+/// A function argument (`noGrad(fn)`, `scope(callback)`), or torch's TypeError naming it.
+pub fn function(name: &str, position: usize, v: &JsValue) -> JsResult<js_sys::Function> {
+    v.clone()
+        .dyn_into::<js_sys::Function>()
+        .map_err(|v| wrong_argument(name, position, "a function", &v))
 }

@@ -5,9 +5,9 @@ use borch_tensor::api::{self, Value};
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::device::js_type;
 use crate::errors::{JsResult, to_js, type_error};
 use crate::handles::{self, ID_PROPERTY};
+use crate::js;
 use crate::tensor::JsTensor;
 
 /// `tensor.name(...args)` for the catalog entry `name` (torch's spelling).
@@ -16,7 +16,12 @@ pub fn call_method(name: &str, this: JsValue, args: Array) -> JsResult<JsValue> 
     let (mut positional, keywords) = arguments(&args)?;
     let this = match value(&this)? {
         Value::Tensor(t) => t,
-        _ => return Err(type_error(format!("{name}() must be called on a Tensor"))),
+        other => {
+            return Err(type_error(format!(
+                "Tensor.{name}(): 'this' is not a Tensor (got {})",
+                other.type_name()
+            )));
+        }
     };
     positional.insert(0, Value::Tensor(this));
     result(api::call(name, true, positional, keywords).map_err(to_js)?)
@@ -46,10 +51,8 @@ pub(crate) fn arguments(args: &Array) -> JsResult<Arguments> {
         && is_options(last)
     {
         let options = items.pop().unwrap_or_default();
-        for pair in Object::entries(options.unchecked_ref()).iter() {
-            let pair: Array = pair.unchecked_into();
-            let key = pair.get(0).as_string().unwrap_or_default();
-            keywords.push((snake(&key), value(&pair.get(1))?));
+        for (key, v) in js::entries(&options)? {
+            keywords.push((snake(&key), value(&v)?));
         }
     }
     let positional = items.iter().map(value).collect::<JsResult<Vec<Value>>>()?;
@@ -58,32 +61,19 @@ pub(crate) fn arguments(args: &Array) -> JsResult<Arguments> {
 
 /// A plain object (`{ dim: 1 }`), which no positional parameter accepts.
 pub(crate) fn is_options(v: &JsValue) -> bool {
-    v.is_object() && !Array::is_array(v) && tensor_id(v).is_none() && marked_float(v).is_none() && {
-        let proto: JsValue = Object::get_prototype_of(v).into();
-        proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new()))
-    }
-}
-
-/// A wasm-bindgen object whose `free()` has run (wasm-bindgen zeroes its `__wbg_ptr`): reading
-/// it would throw wasm-bindgen's "null pointer passed to rust".
-fn is_freed(v: &JsValue) -> bool {
     v.is_object()
-        && Reflect::get(v, &JsValue::from_str("__wbg_ptr"))
-            .ok()
-            .and_then(|p| p.as_f64())
-            == Some(0.0)
+        && !js::is_array(v).unwrap_or(true)
+        && tensor_id(v).is_none()
+        && marked_float(v).is_none()
+        && js::prototype(v).is_ok_and(|proto| {
+            proto.is_null() || proto == JsValue::from(Object::get_prototype_of(&Object::new()))
+        })
 }
 
+/// The handle id of a live `Tensor` that borch-ts made (not of a look-alike object).
 fn tensor_id(v: &JsValue) -> Option<f64> {
-    if !v.is_object() {
-        return None;
-    }
-    Reflect::get(v, &JsValue::from_str(ID_PROPERTY))
-        .ok()
-        .and_then(|id| id.as_f64())
+    js::branded_id(v, ID_PROPERTY)
 }
-
-const FREED: &str = "this Tensor has been freed (free() was called on it)";
 
 /// The property of the objects `asFloat(x)` makes.
 const FLOAT_PROPERTY: &str = "__borchFloat";
@@ -91,14 +81,15 @@ const FLOAT_PROPERTY: &str = "__borchFloat";
 /// torch's Python float `x` (`2.0`), for where an int and a float differ (`intTensor.mul(2.0)` is
 /// float32 in torch): a JavaScript number that is a whole number otherwise binds as an int.
 #[wasm_bindgen(js_name = asFloat, unchecked_return_type = "FloatScalar")]
-pub fn as_float(x: f64) -> Object {
+pub fn as_float(#[wasm_bindgen(unchecked_param_type = "number")] x: JsValue) -> JsResult<Object> {
+    let x = crate::bind::build("asFloat", "x: Float", &Array::of1(&x), |a| a.f64(0))?;
     let marked = Object::new();
     let _ = Reflect::set(
         &marked,
         &JsValue::from_str(FLOAT_PROPERTY),
         &JsValue::from_f64(x),
     );
-    Object::freeze(&marked)
+    Ok(Object::freeze(&marked))
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -117,10 +108,19 @@ pub(crate) fn marked_float(v: &JsValue) -> Option<f64> {
         .and_then(|x| x.as_f64())
 }
 
+/// How deep lists may nest in an argument (a subscript's slices are two deep).
+const MAX_DEPTH: usize = 32;
+
 /// A JavaScript argument as a core value. A number is an int when it is integral (JavaScript
 /// has one number type; torch's int-versus-float rules see it as an int) unless marked with
-/// `asFloat`.
+/// `asFloat`. A value no parameter takes (a `Map`, a function, a freed Tensor, an array longer
+/// than `js::MAX_LIST`) becomes `Value::Other` naming it, for the binder to refuse with torch's
+/// message naming the op, the parameter and its position.
 pub fn value(v: &JsValue) -> JsResult<Value> {
+    value_in(v, 0)
+}
+
+fn value_in(v: &JsValue, depth: usize) -> JsResult<Value> {
     if v.is_undefined() || v.is_null() {
         return Ok(Value::None);
     }
@@ -143,29 +143,38 @@ pub fn value(v: &JsValue) -> JsResult<Value> {
     if let Some(s) = v.as_string() {
         return Ok(Value::Str(s));
     }
-    if Array::is_array(v) {
-        let array: &Array = v.unchecked_ref();
-        return array
-            .iter()
-            .map(|x| value(&x))
-            .collect::<JsResult<Vec<_>>>()
-            .map(Value::List);
+    if js::is_array(v)? {
+        return list(v, depth);
     }
-    if is_freed(v) {
-        return Err(type_error(FREED));
+    if js::freed_class(v).is_some() {
+        return Ok(Value::Other(js::describe(v)));
     }
     if let Some(x) = marked_float(v) {
         return Ok(Value::Float(x));
     }
-    if let Some(id) = tensor_id(v) {
-        return handles::lookup(id as u64)
-            .map(Value::Tensor)
-            .ok_or_else(|| type_error(FREED));
+    if let Some(t) = tensor_id(v).and_then(|id| handles::lookup(id as u64)) {
+        return Ok(Value::Tensor(t));
     }
-    Err(type_error(format!(
-        "expected a Tensor, number, boolean, string or array, not {}",
-        js_type(v)
-    )))
+    Ok(Value::Other(js::type_name(v)))
+}
+
+/// An array argument as a list, unless it is longer or deeper than any argument can be.
+fn list(v: &JsValue, depth: usize) -> JsResult<Value> {
+    if depth >= MAX_DEPTH {
+        return Ok(Value::Other(format!(
+            "list (nested more than {MAX_DEPTH} deep)"
+        )));
+    }
+    match js::length(v, js::MAX_LIST)? {
+        Ok(n) => (0..n)
+            .map(|i| value_in(&js::item(v, i)?, depth + 1))
+            .collect::<JsResult<Vec<_>>>()
+            .map(Value::List),
+        Err(n) => Ok(Value::Other(format!(
+            "list (of {n} elements; borch-ts reads at most {})",
+            js::MAX_LIST
+        ))),
+    }
 }
 
 /// A core result as JavaScript: tensors as `Tensor` objects, lists as arrays.
@@ -182,6 +191,7 @@ pub fn result(v: Value) -> JsResult<JsValue> {
             .map(result)
             .collect::<JsResult<Array>>()?
             .into(),
+        Value::Other(name) => return Err(type_error(format!("an op returned a {name}"))),
     })
 }
 

@@ -23,9 +23,9 @@ pub struct JsModule(Node);
 module_methods!(JsModule, Module);
 
 /// Modules of an array, named `0`, `1`, … as torch names them.
-fn numbered(modules: &Array) -> Vec<(String, JsValue)> {
+fn numbered(modules: Vec<JsValue>) -> Vec<(String, JsValue)> {
     modules
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(i, m)| (i.to_string(), m))
         .collect()
@@ -78,7 +78,7 @@ impl JsSequential {
         #[wasm_bindgen(unchecked_param_type = "Array<{ readonly __borchModule: number }>")]
         modules: Array,
     ) -> JsResult<JsSequential> {
-        Node::container("Sequential", numbered(&modules), |m| {
+        Node::container("Sequential", numbered(modules.to_vec()), |m| {
             Box::new(Sequential::from_named(m))
         })
         .map(JsSequential)
@@ -100,18 +100,11 @@ impl JsModuleList {
         modules: JsValue,
     ) -> JsResult<JsModuleList> {
         let modules = match modules.is_undefined() || modules.is_null() {
-            true => Array::new(),
-            false if Array::is_array(&modules) => Array::from(&modules),
-            false => {
-                return Err(wrong_argument(
-                    "ModuleList",
-                    1,
-                    "an array of Modules",
-                    &modules,
-                ));
-            }
+            true => Vec::new(),
+            false => crate::js::elements(&modules)?
+                .ok_or_else(|| wrong_argument("ModuleList", 1, "an array of Modules", &modules))?,
         };
-        Node::container("ModuleList", numbered(&modules), |m| {
+        Node::container("ModuleList", numbered(modules), |m| {
             Box::new(ModuleList::new(m.into_iter().map(|(_, m)| m).collect()))
         })
         .map(JsModuleList)
@@ -136,13 +129,7 @@ impl JsModuleDict {
     ) -> JsResult<JsModuleDict> {
         let named = match modules.is_undefined() || modules.is_null() {
             true => Vec::new(),
-            false if crate::call::is_options(&modules) => Object::entries(modules.unchecked_ref())
-                .iter()
-                .map(|pair| {
-                    let pair: Array = pair.unchecked_into();
-                    (pair.get(0).as_string().unwrap_or_default(), pair.get(1))
-                })
-                .collect(),
+            false if crate::call::is_options(&modules) => crate::js::entries(&modules)?,
             false => {
                 return Err(wrong_argument(
                     "ModuleDict",
@@ -156,8 +143,12 @@ impl JsModuleDict {
     }
 
     /// torch's `module_dict[key]`; a missing key throws torch's `KeyError`.
-    pub fn get(&self, key: &str) -> JsResult<JsModule> {
-        let name = self.0.with(|m| child_name(m, key))?;
+    pub fn get(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> JsResult<JsModule> {
+        let key = bind::bind("__getitem__", "key: Str", &Array::of1(&key))?;
+        let name = self.0.with(|m| child_name(m, key.str(0)?))?;
         Ok(JsModule(self.0.child(name)))
     }
 

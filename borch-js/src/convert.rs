@@ -8,6 +8,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use crate::device::js_type;
 use crate::errors::{JsResult, to_js, type_error};
+use crate::js;
 
 /// Values in row-major order with their shape and the dtype they imply when none is given:
 /// bool for booleans only, int64 for integer typed arrays and bigints, float32 for numbers (a
@@ -18,6 +19,16 @@ pub struct Flat {
     implied: Option<DType>,
     leaf_depth: Option<usize>,
 }
+
+/// The most elements `tensor()` takes: what WebGPU's default `maxBufferSize` (256 MiB) holds
+/// as float32, so that the f64 values read here and the host data made from them stay well
+/// inside wasm32's 4 GiB. A longer array (or a Proxy claiming a longer length) is refused before
+/// any element is read.
+pub const MAX_ELEMENTS: usize = 1 << 26;
+
+/// The most dims nested arrays may give (deeper nesting, or an array that contains itself, is
+/// refused rather than recursed into).
+pub const MAX_DIMS: usize = 64;
 
 impl Flat {
     pub fn from_js(data: &JsValue) -> JsResult<Flat> {
@@ -49,8 +60,15 @@ impl Flat {
         self.implied = Some(self.implied.map_or(dtype, |d| d.promote(dtype)));
     }
 
-    /// A sequence of `len` elements at `dim`: its length must match its siblings'.
+    /// A sequence of `len` elements at `dim`: its length must match its siblings', and the
+    /// elements it implies must fit in `MAX_ELEMENTS`.
     fn sequence(&mut self, dim: usize, len: usize) -> JsResult<()> {
+        if dim >= MAX_DIMS {
+            return Err(value_error(format!(
+                "tensor(): too many dimensions (more than {MAX_DIMS}; an array that contains \
+                 itself nests forever)"
+            )));
+        }
         if let Some(leaf) = self.leaf_depth
             && dim >= leaf
         {
@@ -64,6 +82,10 @@ impl Flat {
             ))),
             Some(_) => Ok(()),
             None => {
+                let total = self.shape.iter().map(|&n| n as f64).product::<f64>() * len as f64;
+                if total > MAX_ELEMENTS as f64 {
+                    return Err(too_many(total));
+                }
                 self.shape.push(len);
                 Ok(())
             }
@@ -86,15 +108,15 @@ impl Flat {
     }
 
     fn walk(&mut self, value: &JsValue, dim: usize) -> JsResult<()> {
-        if Array::is_array(value) {
-            let array: &Array = value.unchecked_ref();
-            let len = array.length() as usize;
-            self.sequence(dim, len)?;
+        if js::is_array(value)? {
+            // No element is read when the length alone is too many; a hole stops at once.
+            let len = js::length(value, MAX_ELEMENTS)?.map_err(too_many)?;
+            self.sequence(dim, len as usize)?;
             if len == 0 && self.shape.len() == dim + 1 && self.leaf_depth.is_none() {
                 return Ok(());
             }
-            for item in array.iter() {
-                self.walk(&item, dim + 1)?;
+            for i in 0..len {
+                self.walk(&js::item(value, i)?, dim + 1)?;
             }
             return Ok(());
         }
@@ -124,6 +146,7 @@ impl Flat {
 
     /// A typed array: a sequence of numbers at `dim`.
     fn typed(&mut self, value: &JsValue, dim: usize) -> JsResult<()> {
+        js::length(value, MAX_ELEMENTS)?.map_err(too_many)?;
         let (values, dtype): (Vec<f64>, DType) =
             if let Some(a) = value.dyn_ref::<js_sys::Float32Array>() {
                 (
@@ -170,6 +193,13 @@ impl Flat {
 
 fn value_error(message: impl Into<String>) -> JsValue {
     to_js(BorchError::Value(message.into()))
+}
+
+fn too_many(n: f64) -> JsValue {
+    to_js(BorchError::Runtime(format!(
+        "tensor(): {n} elements are more than borch-ts can hold in wasm memory (at most \
+         {MAX_ELEMENTS})"
+    )))
 }
 
 /// The constructor's name of an object, for messages (`DataView`, `Map`, …).

@@ -9,6 +9,7 @@ mod convert;
 mod device;
 mod errors;
 mod handles;
+mod js;
 mod modules;
 mod namespaces;
 mod nn;

@@ -202,12 +202,7 @@ impl Node {
 
 /// The place of a JavaScript module object, if `v` is one.
 fn module_place(v: &JsValue) -> Option<Rc<RefCell<Place>>> {
-    if !v.is_object() {
-        return None;
-    }
-    let id = Reflect::get(v, &JsValue::from_str(MODULE_ID))
-        .ok()?
-        .as_f64()? as u64;
+    let id = crate::js::branded_id(v, MODULE_ID)? as u64;
     LIVE.with(|live| live.borrow().get(&id).and_then(Weak::upgrade))
 }
 
@@ -250,7 +245,7 @@ pub fn state_dict_js(sd: StateDict) -> Object {
 
 /// A plain object name → `Tensor` as a state dict.
 fn state_dict_from(obj: &JsValue) -> JsResult<StateDict> {
-    if !obj.is_object() || Array::is_array(obj) {
+    if !obj.is_object() || crate::js::is_array(obj)? {
         return Err(wrong_argument(
             "load_state_dict",
             1,
@@ -259,15 +254,13 @@ fn state_dict_from(obj: &JsValue) -> JsResult<StateDict> {
         ));
     }
     let mut sd = StateDict::new();
-    for pair in Object::entries(obj.unchecked_ref()).iter() {
-        let pair: Array = pair.unchecked_into();
-        let key = pair.get(0).as_string().unwrap_or_default();
-        match value(&pair.get(1))? {
+    for (key, v) in crate::js::entries(obj)? {
+        match value(&v)? {
             borch_tensor::api::Value::Tensor(t) => sd.insert(key, t),
-            _ => {
+            other => {
                 return Err(type_error(format!(
                     "load_state_dict(): the value of '{key}' must be a Tensor, not {}",
-                    crate::device::js_type(&pair.get(1))
+                    other.type_name()
                 )));
             }
         }

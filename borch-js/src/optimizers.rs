@@ -17,7 +17,6 @@ use wasm_bindgen::prelude::*;
 
 use crate::bind::wrong_argument;
 use crate::call::{is_options, snake, value};
-use crate::device::js_type;
 use crate::errors::{JsResult, to_js, type_error};
 use crate::tensor::JsTensor;
 
@@ -60,15 +59,15 @@ impl Opt {
         options: &JsValue,
     ) -> JsResult<Opt> {
         let defaults = hyper(name, &H::default(), options, false)?;
-        let optimizer: Optim<H> = if is_group_list(params) {
-            let groups: Array = params.clone().unchecked_into();
-            let groups = groups
+        let items = params_array(name, params)?;
+        let optimizer: Optim<H> = if is_group_list(&items) {
+            let groups = items
                 .iter()
-                .map(|g| group(name, &defaults, &g))
+                .map(|g| group(name, &defaults, g))
                 .collect::<JsResult<Vec<_>>>()?;
             Optim::with_groups(groups, defaults).map_err(to_js)?
         } else {
-            Optim::new(tensor_list(name, params)?, defaults).map_err(to_js)?
+            Optim::new(tensor_list(name, &items)?, defaults).map_err(to_js)?
         };
         let inner: Shared = Rc::new(RefCell::new(Box::new(optimizer)));
         let id = NEXT.with(|n| {
@@ -98,38 +97,32 @@ impl Opt {
 
 /// The optimizer of a JavaScript optimizer object.
 pub fn optimizer_of(name: &str, v: &JsValue) -> JsResult<Shared> {
-    let found = if v.is_object() {
-        Reflect::get(v, &JsValue::from_str(OPTIMIZER_ID))
-            .ok()
-            .and_then(|id| id.as_f64())
-            .and_then(|id| {
-                LIVE.with(|live| live.borrow().get(&(id as u64)).and_then(Weak::upgrade))
-            })
-    } else {
-        None
-    };
+    let found = crate::js::branded_id(v, OPTIMIZER_ID)
+        .and_then(|id| LIVE.with(|live| live.borrow().get(&(id as u64)).and_then(Weak::upgrade)));
     found.ok_or_else(|| wrong_argument(name, 1, "an optimizer (optim.SGD, optim.Adam, …)", v))
 }
 
 /// A list of param-group objects (`[{ params: [...], lr: 0.1 }, …]`) rather than of tensors.
-fn is_group_list(v: &JsValue) -> bool {
-    Array::is_array(v) && is_options(&Array::from(v).get(0))
+fn is_group_list(items: &[JsValue]) -> bool {
+    items.first().is_some_and(is_options)
 }
 
-fn tensor_list(name: &str, v: &JsValue) -> JsResult<Vec<Tensor>> {
-    if !Array::is_array(v) {
-        return Err(wrong_argument(name, 1, "an array of Tensors", v));
-    }
-    Array::from(v)
+fn tensor_list(name: &str, items: &[JsValue]) -> JsResult<Vec<Tensor>> {
+    items
         .iter()
-        .map(|t| match value(&t)? {
+        .map(|t| match value(t)? {
             borch_tensor::api::Value::Tensor(t) => Ok(t),
-            _ => Err(type_error(format!(
+            other => Err(type_error(format!(
                 "{name}(): params must be Tensors or param-group objects, not {}",
-                js_type(&t)
+                other.type_name()
             ))),
         })
         .collect()
+}
+
+/// The elements of the array argument `params`.
+fn params_array(name: &str, v: &JsValue) -> JsResult<Vec<JsValue>> {
+    crate::js::elements(v)?.ok_or_else(|| wrong_argument(name, 1, "an array of Tensors", v))
 }
 
 fn group<H: Hyper>(name: &str, defaults: &H, g: &JsValue) -> JsResult<ParamGroup<H>> {
@@ -141,7 +134,7 @@ fn group<H: Hyper>(name: &str, defaults: &H, g: &JsValue) -> JsResult<ParamGroup
         )));
     }
     Ok(ParamGroup::new(
-        tensor_list(name, &params)?,
+        tensor_list(name, &params_array(name, &params)?)?,
         hyper(name, defaults, g, true)?,
     ))
 }
@@ -155,9 +148,8 @@ fn hyper<H: Hyper>(name: &str, base: &H, obj: &JsValue, in_group: bool) -> JsRes
         return Err(wrong_argument(name, 2, "an options object", obj));
     }
     let mut map = base.to_map();
-    for pair in Object::entries(obj.unchecked_ref()).iter() {
-        let pair: Array = pair.unchecked_into();
-        let key = snake(&pair.get(0).as_string().unwrap_or_default());
+    for (key, v) in crate::js::entries(obj)? {
+        let key = snake(&key);
         if in_group && key == "params" {
             continue;
         }
@@ -166,7 +158,7 @@ fn hyper<H: Hyper>(name: &str, base: &H, obj: &JsValue, in_group: bool) -> JsRes
                 "{name}() got an unexpected keyword argument '{key}'"
             )));
         }
-        map.insert(key, option_value(&pair.get(1))?);
+        map.insert(key, option_value(&v)?);
     }
     H::from_map(&map).map_err(to_js)
 }
@@ -184,16 +176,16 @@ pub fn option_value(v: &JsValue) -> JsResult<Value> {
     if let Some(s) = v.as_string() {
         return Ok(Value::Str(s));
     }
-    if Array::is_array(v) {
-        return Array::from(v)
+    if let Some(items) = crate::js::elements(v)? {
+        return items
             .iter()
-            .map(|x| option_value(&x))
+            .map(option_value)
             .collect::<JsResult<_>>()
             .map(Value::List);
     }
     Err(type_error(format!(
         "an optimizer option must be a number, boolean, string or array, not {}",
-        js_type(v)
+        crate::js::type_name(v)
     )))
 }
 
@@ -222,7 +214,7 @@ fn object_with_keys(dict: &BTreeMap<String, Value>, key: fn(&str) -> String) -> 
 }
 
 fn dict_with_keys(obj: &JsValue, key: fn(&str) -> String) -> JsResult<BTreeMap<String, Value>> {
-    entries(obj)
+    entries(obj)?
         .into_iter()
         .map(|(k, v)| Ok((key(&k), option_value(&v)?)))
         .collect()
@@ -295,17 +287,11 @@ pub fn state_dict_js(sd: StateDict) -> Object {
     out
 }
 
-fn entries(obj: &JsValue) -> Vec<(String, JsValue)> {
+fn entries(obj: &JsValue) -> JsResult<Vec<(String, JsValue)>> {
     if !obj.is_object() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
-    Object::entries(obj.unchecked_ref())
-        .iter()
-        .map(|pair| {
-            let pair: Array = pair.unchecked_into();
-            (pair.get(0).as_string().unwrap_or_default(), pair.get(1))
-        })
-        .collect()
+    crate::js::entries(obj)
 }
 
 fn malformed(what: &str) -> JsValue {
@@ -322,12 +308,12 @@ fn state_dict_from(obj: &JsValue) -> JsResult<StateDict> {
         ));
     }
     let mut sd = StateDict::default();
-    for (index, entry) in entries(&Reflect::get(obj, &"state".into())?) {
+    for (index, entry) in entries(&Reflect::get(obj, &"state".into())?)? {
         let index: usize = index
             .parse()
             .map_err(|_| malformed("state keys must be parameter indices"))?;
         let mut s = ParamState::default();
-        for (k, v) in entries(&entry) {
+        for (k, v) in entries(&entry)? {
             let v = match (v.as_f64(), value(&v)?) {
                 (Some(n), _) => StateValue::Step(n),
                 (None, borch_tensor::api::Value::Tensor(t)) => StateValue::Tensor(t),
@@ -341,10 +327,9 @@ fn state_dict_from(obj: &JsValue) -> JsResult<StateDict> {
     if groups.is_undefined() {
         groups = Reflect::get(obj, &"param_groups".into())?;
     }
-    if !Array::is_array(&groups) {
-        return Err(malformed("paramGroups must be an array"));
-    }
-    for g in Array::from(&groups).iter() {
+    let groups =
+        crate::js::elements(&groups)?.ok_or_else(|| malformed("paramGroups must be an array"))?;
+    for g in groups {
         let mut options = dict_from(&g)?;
         let params = match options.remove("params") {
             Some(Value::List(ids)) => ids

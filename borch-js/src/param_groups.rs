@@ -6,6 +6,7 @@ use borch_tensor::BorchError;
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
+use crate::bind;
 use crate::call::snake;
 use crate::errors::{JsResult, to_js};
 use crate::modules::tensors;
@@ -40,6 +41,13 @@ pub fn param_groups(opt: &Opt) -> JsResult<Array> {
         .collect())
 }
 
+/// A key argument, bound as torch's `__getitem__(key: str)`.
+fn key_of(key: &JsValue) -> JsResult<String> {
+    bind::build("__getitem__", "key: Str", &Array::of1(key), |a| {
+        a.str(0).map(str::to_string)
+    })
+}
+
 #[wasm_bindgen(js_class = ParamGroup)]
 impl JsParamGroup {
     /// `param_groups[i]["params"]`.
@@ -56,13 +64,22 @@ impl JsParamGroup {
 
     /// `param_groups[i]["lr"] = lr`: the learning rate of the next `step()`.
     #[wasm_bindgen(setter)]
-    pub fn set_lr(&self, lr: f64) -> JsResult<()> {
+    pub fn set_lr(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] lr: JsValue,
+    ) -> JsResult<()> {
+        let lr = bind::build("lr", "lr: Float", &Array::of1(&lr), |a| a.f64(0))?;
         self.with(|o| o.set_group_option(self.index, "lr", lr.into()))
     }
 
     /// `param_groups[i][key]` (camelCase or torch's snake_case); a missing key throws torch's
     /// `KeyError`.
-    pub fn get(&self, key: &str) -> JsResult<JsValue> {
+    pub fn get(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> JsResult<JsValue> {
+        let key = key_of(&key)?;
+        let key = key.as_str();
         if key == "params" {
             return self.params().map(JsValue::from);
         }
@@ -75,9 +92,14 @@ impl JsParamGroup {
 
     /// `param_groups[i][key] = value`: an option of the algorithm (`momentum`, `weightDecay`,
     /// `betas`, …) or a number a scheduler keeps there (`initialLr`).
-    pub fn set(&self, key: &str, value: JsValue) -> JsResult<()> {
+    pub fn set(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+        value: JsValue,
+    ) -> JsResult<()> {
+        let key = key_of(&key)?;
         let value = option_value(&value)?;
-        self.with(|o| o.set_group_option(self.index, &snake(key), value))
+        self.with(|o| o.set_group_option(self.index, &snake(&key), value))
     }
 
     /// Every entry but `params`, as a plain object with camelCase keys (a copy).

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use borch_tensor::Scope;
-use js_sys::{Function, Promise};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -22,11 +22,15 @@ pub struct JsScope(Shared);
 impl JsScope {
     /// Hand `t` to the enclosing scope (or free it from scoping at top level); returns `t`.
     /// After the scope has ended this only returns `t`.
-    pub fn keep(&self, t: &JsTensor) -> JsTensor {
-        match self.0.borrow().as_ref() {
-            Some(s) => JsTensor::from(s.keep(&t.0)),
-            None => JsTensor::from(t.0.clone()),
-        }
+    pub fn keep(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Tensor")] t: JsValue,
+    ) -> JsResult<JsTensor> {
+        let t = tensor_argument("keep", &t)?;
+        Ok(match self.0.borrow().as_ref() {
+            Some(s) => JsTensor::from(s.keep(&t)),
+            None => JsTensor::from(t),
+        })
     }
 
     /// End the scope opened by `enterScope()` (what Python's `with` calls on exit); later calls
@@ -47,7 +51,10 @@ pub fn enter_scope() -> JsScope {
 /// to. Scopes nest; callbacks running concurrently must not each open a scope (they would
 /// interleave).
 #[wasm_bindgen(unchecked_return_type = "Promise<unknown>")]
-pub async fn scope(callback: Function) -> JsResult<JsValue> {
+pub async fn scope(
+    #[wasm_bindgen(unchecked_param_type = "Function")] callback: JsValue,
+) -> JsResult<JsValue> {
+    let callback = crate::bind::function("scope", 1, &callback)?;
     let shared: Shared = Rc::new(RefCell::new(Some(Scope::enter())));
     let handle = JsScope(shared.clone());
     let settled = match callback.call1(&JsValue::UNDEFINED, &handle.into()) {
@@ -67,6 +74,13 @@ async fn settle(value: JsValue) -> JsResult<JsValue> {
 
 /// Exempt `t` from every scope (parameters, optimizer state); returns `t`.
 #[wasm_bindgen(js_name = keepAlive)]
-pub fn keep_alive(t: &JsTensor) -> JsTensor {
-    JsTensor::from(borch_tensor::keep_alive(&t.0))
+pub fn keep_alive(
+    #[wasm_bindgen(unchecked_param_type = "Tensor")] t: JsValue,
+) -> JsResult<JsTensor> {
+    tensor_argument("keep_alive", &t).map(|t| JsTensor::from(borch_tensor::keep_alive(&t)))
+}
+
+/// The tensor argument `t` of `name(t)`, bound as torch binds a `Tensor` parameter.
+fn tensor_argument(name: &'static str, t: &JsValue) -> JsResult<borch_tensor::Tensor> {
+    crate::bind::build(name, "t: Tensor", &js_sys::Array::of1(t), |a| a.tensor(0))
 }

@@ -143,7 +143,30 @@ fn bad_calls_raise_type_errors_in_pythons_words() {
     let wrong = api::call("sum", true, vec![x.clone(), Value::Str("a".into())], vec![]);
     assert_eq!(
         type_error(wrong),
-        "sum(): argument 'dim' (position 2) must be tuple of ints, not str"
+        "sum(): argument 'dim' (position 1) must be tuple of ints, not str"
+    );
+    // torch's positions: from 1 after a method's self; a function's count its first argument;
+    // a keyword argument has none. A binding's own value (`Value::Other`) is named as it says.
+    let other = || Value::Other("Map".into());
+    let method = api::call("matmul", true, vec![x.clone(), other()], vec![]);
+    assert_eq!(
+        type_error(method),
+        "matmul(): argument 'other' (position 1) must be Tensor, not Map"
+    );
+    let function = api::call("matmul", false, vec![x.clone(), other()], vec![]);
+    assert_eq!(
+        type_error(function),
+        "matmul(): argument 'other' (position 2) must be Tensor, not Map"
+    );
+    let keyword = api::call(
+        "matmul",
+        true,
+        vec![x.clone()],
+        vec![("other".into(), other())],
+    );
+    assert_eq!(
+        type_error(keyword),
+        "matmul(): argument 'other' must be Tensor, not Map"
     );
     let unknown = api::call("foo_bar", true, vec![x], vec![]);
     assert_eq!(

@@ -13,6 +13,10 @@ use super::value::Value;
 pub struct Args<'a> {
     entry: &'a Entry,
     values: Vec<Value>,
+    /// Which values were given as keyword arguments (torch's messages give those no position).
+    keywords: Vec<bool>,
+    /// Called as a method (`x.add(y)`: positions count after `self`) rather than as a function.
+    method_call: bool,
 }
 
 fn type_err<T>(msg: String) -> Result<T> {
@@ -63,6 +67,7 @@ pub fn bind<'a>(
     }
     let mut slots: Vec<Option<Value>> = positional.into_iter().map(Some).collect();
     slots.resize(params.len(), None);
+    let mut by_keyword = vec![false; params.len()];
     for (key, value) in keywords {
         let Some(i) = params.iter().position(|p| p.name == key) else {
             return type_err(format!(
@@ -73,6 +78,7 @@ pub fn bind<'a>(
             return type_err(format!("{name}() got multiple values for argument '{key}'"));
         }
         slots[i] = Some(value);
+        by_keyword[i] = true;
     }
     let mut values = Vec::with_capacity(params.len());
     for (slot, p) in slots.into_iter().zip(&params) {
@@ -87,7 +93,12 @@ pub fn bind<'a>(
             }
         }
     }
-    Ok(Args { entry, values })
+    Ok(Args {
+        entry,
+        values,
+        keywords: by_keyword,
+        method_call: entry.is_method(),
+    })
 }
 
 fn all_params(entry: &Entry) -> Vec<Param> {
@@ -100,6 +111,13 @@ fn all_params(entry: &Entry) -> Vec<Param> {
 }
 
 impl Args<'_> {
+    /// Whether these arguments came to a method call (`x.add(y)`) or to the function form
+    /// (`torch.add(x, y)`) of an entry that is both: torch's positions differ.
+    pub(super) fn called_as_method(mut self, method: bool) -> Self {
+        self.method_call = method;
+        self
+    }
+
     pub fn values(&self) -> &[Value] {
         &self.values
     }
@@ -123,12 +141,20 @@ impl Args<'_> {
         }
     }
 
+    /// torch's "add(): argument 'other' (position 1) must be Tensor, not dict": positions count
+    /// from 1 after `self` (a method's `self` is not an argument), and a keyword argument has
+    /// none.
     fn wrong<T>(&self, i: usize, expected: &str) -> Result<T> {
+        let method = self.method_call;
+        let position = match self.keywords.get(i) {
+            Some(true) => String::new(),
+            _ if method && i == 0 => String::new(),
+            _ => format!(" (position {})", i + usize::from(!method)),
+        };
         type_err(format!(
-            "{}(): argument '{}' (position {}) must be {expected}, not {}",
+            "{}(): argument '{}'{position} must be {expected}, not {}",
             self.entry.name,
             self.param_name(i),
-            i + 1,
             self.get(i).type_name()
         ))
     }

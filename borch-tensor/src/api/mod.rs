@@ -47,7 +47,7 @@ pub fn call_in(
             "{what} has no attribute '{name}'"
         )));
     };
-    let args = bind(entry, positional, keywords)?;
+    let args = bind(entry, positional, keywords)?.called_as_method(method);
     match entry.call {
         Call::Map(op) => catalog::run_map(op, &args),
         Call::Fn(body) => body(&args),

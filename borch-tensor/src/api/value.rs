@@ -15,11 +15,16 @@ pub enum Value {
     Str(String),
     Tensor(Tensor),
     List(Vec<Value>),
+    /// A value of the calling language that no parameter accepts (a JavaScript `Map`, a
+    /// function, a list too long to read), kept so that the binder refuses it with torch's
+    /// message naming the op, the parameter and its position. The string is the value's type
+    /// name as the calling language says it (`Map`, `ReLU`).
+    Other(String),
 }
 
 impl Value {
     /// Python's name of the value's type, for torch's "must be X, not Y" messages.
-    pub fn type_name(&self) -> &'static str {
+    pub fn type_name(&self) -> &str {
         match self {
             Value::None => "NoneType",
             Value::Bool(_) => "bool",
@@ -28,6 +33,7 @@ impl Value {
             Value::Str(_) => "str",
             Value::Tensor(_) => "Tensor",
             Value::List(_) => "list",
+            Value::Other(name) => name,
         }
     }
 

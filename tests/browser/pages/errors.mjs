@@ -42,7 +42,7 @@ async function main() {
   await expectError("tensor('a')", () => borch.tensor('a'), TypeError, 'TypeError',
     "tensor(): invalid data type 'string'");
   await expectError("x.sum('a')", () => x.sum('a'), TypeError, 'TypeError',
-    "sum(): argument 'dim' (position 2) must be tuple of ints, not str");
+    "sum(): argument 'dim' (position 1) must be tuple of ints, not str");
   await expectError('x.sum(5)', () => x.sum(5), RangeError, 'IndexError',
     'Dimension out of range (expected to be in range of [-2, 1], but got 5)');
   await expectError('x.transpose(0, -3)', () => x.transpose(0, -3), RangeError, 'IndexError',
@@ -61,9 +61,21 @@ RELEASED);
   const freed = borch.ones(3);
   freed.free();
   await expectError('a freed tensor (free() then add)', () => freed.add(1), TypeError, 'TypeError',
-    'this Tensor has been freed (free() was called on it)');
+    'Tensor.add(): this Tensor has been freed (free() was called on it)');
   await expectError('a freed tensor as an argument', () => x.add(freed), TypeError, 'TypeError',
-    'this Tensor has been freed (free() was called on it)');
+    "add(): argument 'other' (position 1) must be Tensor or Number, not a freed Tensor (free() was called on it)");
+  await expectError("a freed tensor's own getter", () => freed.shape, TypeError, 'TypeError',
+    'Tensor.shape: this Tensor has been freed (free() was called on it)');
+  freed.free();
+  check('a second free() does nothing', true);
+
+  // Receivers and argument types (issue 9; tests/node/hostile.mjs has the rest).
+  await expectError('Tensor.prototype.item.call(ReLU)', () => borch.Tensor.prototype.item.call(new nn.ReLU()), TypeError, 'TypeError',
+    "Tensor.item(): 'this' is not a Tensor (got ReLU)");
+  await expectError('x.add(new Map())', () => x.add(new Map()), TypeError, 'TypeError',
+    "add(): argument 'other' (position 1) must be Tensor or Number, not Map");
+  await expectError('view(new Array(2 ** 32 - 1))', () => x.view(new Array(2 ** 32 - 1)), TypeError, 'TypeError',
+    "view(): argument 'shape' (position 1) must be tuple of ints, not list (of 4294967295 elements; borch-ts reads at most 65536)");
 
   // nn and optim.
   await expectError("new nn.Linear('a', 2)", () => new nn.Linear('a', 2), TypeError, 'TypeError',
@@ -94,7 +106,7 @@ RELEASED);
   await expectError('new optim.SGD(params, { foo: 1 })', () => new optim.SGD(lin.parameters(), { foo: 1 }), TypeError, 'TypeError',
     "SGD() got an unexpected keyword argument 'foo'");
   await expectError('new StepLR(notAnOptimizer, 3)', () => new optim.lrScheduler.StepLR({}, 3), TypeError, 'TypeError',
-    'StepLR(): argument 1 must be an optimizer (optim.SGD, optim.Adam, …), not object');
+    'StepLR(): argument 1 must be an optimizer (optim.SGD, optim.Adam, …), not Object');
 
   for (const m of mismatches) log(`MISMATCH ${m}`);
   check('every error has the expected class, kind and message', mismatches.length === 0, mismatches.join('\n'));
