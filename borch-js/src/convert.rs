@@ -146,7 +146,12 @@ impl Flat {
 
     /// A typed array: a sequence of numbers at `dim`.
     fn typed(&mut self, value: &JsValue, dim: usize) -> JsResult<()> {
-        js::length(value, MAX_ELEMENTS)?.map_err(too_many)?;
+        // (A DataView has no length: it is refused below as not a typed array.)
+        if let Err(n) = js::length(value, MAX_ELEMENTS)?
+            && !n.is_nan()
+        {
+            return Err(too_many(n));
+        }
         let (values, dtype): (Vec<f64>, DType) =
             if let Some(a) = value.dyn_ref::<js_sys::Float32Array>() {
                 (
