@@ -46,10 +46,13 @@ impl JsTensor {
     pub fn backward(
         &self,
         #[wasm_bindgen(unchecked_param_type = "Tensor | null")] gradient: JsValue,
-        #[wasm_bindgen(js_name = retainGraph)] retain_graph: Option<bool>,
+        #[wasm_bindgen(js_name = retainGraph, unchecked_param_type = "boolean")]
+        retain_graph: JsValue,
     ) -> JsResult<()> {
         let gradient = optional_tensor("backward", 1, &gradient)?;
-        borch_autograd::backward(&self.0, gradient.as_ref(), retain_graph.unwrap_or(false)).js()
+        let retain_graph =
+            crate::bind::flag("backward", "retain_graph: Bool = False", &retain_graph)?;
+        borch_autograd::backward(&self.0, gradient.as_ref(), retain_graph).js()
     }
 }
 

@@ -14,26 +14,32 @@ use wasm_bindgen::prelude::*;
 use crate::call::arguments;
 use crate::errors::{JsResult, to_js};
 
+type Signatures = HashMap<(&'static str, &'static str), &'static Entry>;
+
 thread_local! {
-    static ENTRIES: RefCell<HashMap<&'static str, &'static Entry>> = RefCell::new(HashMap::new());
+    static ENTRIES: RefCell<Signatures> = RefCell::new(HashMap::new());
 }
 
 fn unused(_: &Args) -> Result<Value> {
     Ok(Value::None)
 }
 
-/// The signature of constructor `name`, parsed once.
+/// The signature of constructor `name`, parsed once (keyed by both: `__getitem__` binds an
+/// `idx: Int` for Sequential and a `key: Str` for ModuleDict).
 fn entry(name: &'static str, signature: &'static str) -> &'static Entry {
     ENTRIES.with(|entries| {
-        *entries.borrow_mut().entry(name).or_insert_with(|| {
-            Box::leak(Box::new(Entry {
-                name,
-                form: Form::Function,
-                params: api::parse_params(signature),
-                returns: Returns::Tensor,
-                call: Call::Fn(unused),
-            }))
-        })
+        *entries
+            .borrow_mut()
+            .entry((name, signature))
+            .or_insert_with(|| {
+                Box::leak(Box::new(Entry {
+                    name,
+                    form: Form::Function,
+                    params: api::parse_params(signature),
+                    returns: Returns::Tensor,
+                    call: Call::Fn(unused),
+                }))
+            })
     })
 }
 
@@ -97,4 +103,11 @@ pub fn function(name: &str, position: usize, v: &JsValue) -> JsResult<js_sys::Fu
     v.clone()
         .dyn_into::<js_sys::Function>()
         .map_err(|v| wrong_argument(name, position, "a function", &v))
+}
+
+/// A boolean argument of `name` that defaults to `default` when left out (`train(mode=True)`),
+/// bound by the core's binder: anything but a boolean is torch's TypeError, not JavaScript's
+/// truthiness.
+pub fn flag(name: &'static str, signature: &'static str, v: &JsValue) -> JsResult<bool> {
+    build(name, signature, &Array::of1(v), |a| a.bool(0))
 }

@@ -45,6 +45,13 @@ type Arguments = (Vec<Value>, Vec<(String, Value)>);
 
 /// Positional values, and keyword values from a trailing plain object (camelCase keys).
 pub(crate) fn arguments(args: &Array) -> JsResult<Arguments> {
+    if args.length() as usize > js::MAX_LIST {
+        return Err(type_error(format!(
+            "{} arguments are more than borch-ts reads (at most {})",
+            args.length(),
+            js::MAX_LIST
+        )));
+    }
     let mut items: Vec<JsValue> = args.iter().collect();
     let mut keywords = Vec::new();
     if let Some(last) = items.last()
@@ -82,7 +89,11 @@ const FLOAT_PROPERTY: &str = "__borchFloat";
 /// float32 in torch): a JavaScript number that is a whole number otherwise binds as an int.
 #[wasm_bindgen(js_name = asFloat, unchecked_return_type = "FloatScalar")]
 pub fn as_float(#[wasm_bindgen(unchecked_param_type = "number")] x: JsValue) -> JsResult<Object> {
-    let x = crate::bind::build("asFloat", "x: Float", &Array::of1(&x), |a| a.f64(0))?;
+    // A number as it is (-0.0 keeps its sign); anything else is refused by the binder.
+    let x = match x.as_f64() {
+        Some(x) => x,
+        None => crate::bind::build("asFloat", "x: Float", &Array::of1(&x), |a| a.f64(0))?,
+    };
     let marked = Object::new();
     let _ = Reflect::set(
         &marked,

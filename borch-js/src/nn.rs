@@ -66,8 +66,12 @@ macro_rules! module_methods {
             }
 
             /// torch's `train(mode=True)`, on this module and every submodule.
-            pub fn train(&self, mode: Option<bool>) -> JsResult<()> {
-                self.0.with_mut(|m| m.train(mode.unwrap_or(true)))
+            pub fn train(
+                &self,
+                #[wasm_bindgen(unchecked_param_type = "boolean")] mode: JsValue,
+            ) -> JsResult<()> {
+                let mode = bind::flag("train", "mode: Bool = True", &mode)?;
+                self.0.with_mut(|m| m.train(mode))
             }
 
             /// torch's `eval()`.
@@ -85,18 +89,22 @@ macro_rules! module_methods {
             #[wasm_bindgen(js_name = zeroGrad)]
             pub fn zero_grad(
                 &self,
-                #[wasm_bindgen(js_name = setToNone)] set_to_none: Option<bool>,
+                #[wasm_bindgen(js_name = setToNone, unchecked_param_type = "boolean")]
+                set_to_none: JsValue,
             ) -> JsResult<()> {
-                self.0.with(|m| m.zero_grad(set_to_none.unwrap_or(true)))
+                let set_to_none = bind::flag("zero_grad", "set_to_none: Bool = True", &set_to_none)?;
+                self.0.with(|m| m.zero_grad(set_to_none))
             }
 
             /// torch's `requires_grad_(requires_grad=True)`: freeze or unfreeze every parameter.
             #[wasm_bindgen(js_name = requiresGrad_)]
             pub fn requires_grad_(
                 &self,
-                #[wasm_bindgen(js_name = requiresGrad)] requires_grad: Option<bool>,
+                #[wasm_bindgen(js_name = requiresGrad, unchecked_param_type = "boolean")]
+                requires_grad: JsValue,
             ) -> JsResult<()> {
-                self.0.with(|m| m.requires_grad_(requires_grad.unwrap_or(true)))
+                let flag = bind::flag("requires_grad_", "requires_grad: Bool = True", &requires_grad)?;
+                self.0.with(|m| m.requires_grad_(flag))
             }
 
             /// torch's `state_dict()`: a plain object, dotted name → `Tensor` (detached, sharing
@@ -116,9 +124,10 @@ macro_rules! module_methods {
                 &self,
                 #[wasm_bindgen(js_name = stateDict, unchecked_param_type = "Record<string, Tensor>")]
                 state_dict: JsValue,
-                strict: Option<bool>,
+                #[wasm_bindgen(unchecked_param_type = "boolean")] strict: JsValue,
             ) -> JsResult<Object> {
-                self.0.load_state_dict(&state_dict, strict.unwrap_or(true))
+                let strict = bind::flag("load_state_dict", "strict: Bool = True", &strict)?;
+                self.0.load_state_dict(&state_dict, strict)
             }
 
             /// torch's `repr(module)`.

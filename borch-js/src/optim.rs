@@ -53,9 +53,12 @@ macro_rules! optimizer_classes {
                 #[wasm_bindgen(js_name = zeroGrad)]
                 pub fn zero_grad(
                 &self,
-                #[wasm_bindgen(js_name = setToNone)] set_to_none: Option<bool>,
+                #[wasm_bindgen(js_name = setToNone, unchecked_param_type = "boolean")]
+                set_to_none: JsValue,
             ) -> JsResult<()> {
-                    self.0.with(|o| o.zero_grad(set_to_none.unwrap_or(true)))
+                    let set_to_none =
+                        bind::flag("zero_grad", "set_to_none: Bool = True", &set_to_none)?;
+                    self.0.with(|o| o.zero_grad(set_to_none))
                 }
 
                 /// torch's `state_dict()`: `{ state, paramGroups }` with camelCase keys; state

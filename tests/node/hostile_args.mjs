@@ -75,6 +75,14 @@ export function argumentCases(torch) {
     ["paramGroups[0].lr = 'fast'", () => {
       group().lr = 'fast';
     }, TypeError, 'TypeError', "lr(): argument 'lr' (position 1) must be float, not str"],
+    ["seq.at('a') after a ModuleDict key (one signature per name and shape)", () => {
+      new nn.ModuleDict({ a: new nn.ReLU() }).get('a');
+      return new nn.Sequential(new nn.ReLU()).at('a');
+    }, TypeError, 'TypeError', "__getitem__(): argument 'idx' (position 1) must be int, not str"],
+    ["model.train('no')", () => new nn.ReLU().train('no'), TypeError, 'TypeError',
+      "train(): argument 'mode' (position 1) must be bool, not str"],
+    ['loss.backward(null, 1)', () => torch.ones(1, { requiresGrad: true }).sum().backward(null, 1), TypeError, 'TypeError',
+      "backward(): argument 'retain_graph' (position 1) must be bool, not int"],
     ['paramGroups[0].get(5)', () => group().get(5), TypeError, 'TypeError',
       "__getitem__(): argument 'key' (position 1) must be str, not int"],
     ['ModuleDict.get(Map)', () => new nn.ModuleDict({ a: new nn.ReLU() }).get(new Map()), TypeError, 'TypeError',
