@@ -47,11 +47,11 @@ impl JsTensor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "Tensor | null")] gradient: JsValue,
         #[wasm_bindgen(js_name = retainGraph, unchecked_param_type = "boolean")]
-        retain_graph: JsValue,
+        retain_graph: Option<JsValue>,
     ) -> JsResult<()> {
         let gradient = optional_tensor("backward", 1, &gradient)?;
         let retain_graph =
-            crate::bind::flag("backward", "retain_graph: Bool = False", &retain_graph)?;
+            crate::bind::flag("backward", "retain_graph: Bool = False", retain_graph)?;
         borch_autograd::backward(&self.0, gradient.as_ref(), retain_graph).js()
     }
 }

@@ -108,6 +108,8 @@ pub fn function(name: &str, position: usize, v: &JsValue) -> JsResult<js_sys::Fu
 /// A boolean argument of `name` that defaults to `default` when left out (`train(mode=True)`),
 /// bound by the core's binder: anything but a boolean is torch's TypeError, not JavaScript's
 /// truthiness.
-pub fn flag(name: &'static str, signature: &'static str, v: &JsValue) -> JsResult<bool> {
-    build(name, signature, &Array::of1(v), |a| a.bool(0))
+pub fn flag(name: &'static str, signature: &'static str, v: Option<JsValue>) -> JsResult<bool> {
+    build(name, signature, &Array::of1(&v.unwrap_or_default()), |a| {
+        a.bool(0)
+    })
 }

@@ -68,9 +68,9 @@ macro_rules! module_methods {
             /// torch's `train(mode=True)`, on this module and every submodule.
             pub fn train(
                 &self,
-                #[wasm_bindgen(unchecked_param_type = "boolean")] mode: JsValue,
+                #[wasm_bindgen(unchecked_param_type = "boolean")] mode: Option<JsValue>,
             ) -> JsResult<()> {
-                let mode = bind::flag("train", "mode: Bool = True", &mode)?;
+                let mode = bind::flag("train", "mode: Bool = True", mode)?;
                 self.0.with_mut(|m| m.train(mode))
             }
 
@@ -90,9 +90,9 @@ macro_rules! module_methods {
             pub fn zero_grad(
                 &self,
                 #[wasm_bindgen(js_name = setToNone, unchecked_param_type = "boolean")]
-                set_to_none: JsValue,
+                set_to_none: Option<JsValue>,
             ) -> JsResult<()> {
-                let set_to_none = bind::flag("zero_grad", "set_to_none: Bool = True", &set_to_none)?;
+                let set_to_none = bind::flag("zero_grad", "set_to_none: Bool = True", set_to_none)?;
                 self.0.with(|m| m.zero_grad(set_to_none))
             }
 
@@ -101,9 +101,9 @@ macro_rules! module_methods {
             pub fn requires_grad_(
                 &self,
                 #[wasm_bindgen(js_name = requiresGrad, unchecked_param_type = "boolean")]
-                requires_grad: JsValue,
+                requires_grad: Option<JsValue>,
             ) -> JsResult<()> {
-                let flag = bind::flag("requires_grad_", "requires_grad: Bool = True", &requires_grad)?;
+                let flag = bind::flag("requires_grad_", "requires_grad: Bool = True", requires_grad)?;
                 self.0.with(|m| m.requires_grad_(flag))
             }
 
@@ -124,9 +124,9 @@ macro_rules! module_methods {
                 &self,
                 #[wasm_bindgen(js_name = stateDict, unchecked_param_type = "Record<string, Tensor>")]
                 state_dict: JsValue,
-                #[wasm_bindgen(unchecked_param_type = "boolean")] strict: JsValue,
+                #[wasm_bindgen(unchecked_param_type = "boolean")] strict: Option<JsValue>,
             ) -> JsResult<Object> {
-                let strict = bind::flag("load_state_dict", "strict: Bool = True", &strict)?;
+                let strict = bind::flag("load_state_dict", "strict: Bool = True", strict)?;
                 self.0.load_state_dict(&state_dict, strict)
             }
 

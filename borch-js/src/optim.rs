@@ -54,10 +54,10 @@ macro_rules! optimizer_classes {
                 pub fn zero_grad(
                 &self,
                 #[wasm_bindgen(js_name = setToNone, unchecked_param_type = "boolean")]
-                set_to_none: JsValue,
+                set_to_none: Option<JsValue>,
             ) -> JsResult<()> {
                     let set_to_none =
-                        bind::flag("zero_grad", "set_to_none: Bool = True", &set_to_none)?;
+                        bind::flag("zero_grad", "set_to_none: Bool = True", set_to_none)?;
                     self.0.with(|o| o.zero_grad(set_to_none))
                 }
 
