@@ -36,6 +36,11 @@ export function typeName(v) {
   if (brand !== undefined) return brand.cls.name;
   if (prototypes.has(v)) return `${prototypes.get(v).name}.prototype`;
   try {
+    // A Python object from Pyodide (a PyProxy, as borch_webgpu passes what it cannot convert):
+    // Python's own type name, as torch's messages say it (`set`, `object`).
+    if (typeof v.toJs === 'function' && typeof v.destroy === 'function' && typeof v.type === 'string') {
+      return v.type;
+    }
     const proto = Object.getPrototypeOf(v);
     if (prototypes.has(proto)) return `${prototypes.get(proto).name} not made by borch-ts`;
     const name = proto?.constructor?.name;

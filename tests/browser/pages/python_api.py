@@ -98,6 +98,11 @@ check("~int is bitwise_not", (~ints_).tolist() == [-2, -3, 2])
 check("int & int", (ints_ & 3).tolist() == [1, 2, 1])
 check("~bool is logical not", (~torch.tensor([True, False])).tolist() == [False, True])
 check("bool | bool", (torch.tensor([True, False]) | torch.tensor([False, False])).tolist() == [True, False])
+# A Python value borch_webgpu cannot convert is named by its Python type, as torch names it.
+raises("x.add(object())", TypeError, "add(): argument 'other' (position 1) must be Tensor or Number, not object",
+       lambda: torch.ones(2).add(object()))
+raises("torch.matmul(x, {1, 2})", TypeError, "matmul(): argument 'other' (position 2) must be Tensor, not set",
+       lambda: torch.matmul(torch.ones(2), {1, 2}))
 raises("~float", NotImplementedError, '"bitwise_not_cpu" not implemented for \'Float\'', lambda: ~torch.ones(2))
 
 torch.manual_seed(0)
