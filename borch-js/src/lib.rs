@@ -10,6 +10,7 @@ mod device;
 mod errors;
 mod handles;
 mod js;
+mod lambda;
 mod modules;
 mod namespaces;
 mod nn;

@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 use crate::bind::{self, ints, opt_i64};
 use crate::errors::{JsResult, to_js};
 use crate::optimizers::{
-    Opt, Sched, Shared, anneal_strategy, borrow, lambda_lr, numbers, optimizer_of, scheduler_dict,
+    Opt, Sched, Shared, anneal_strategy, borrow, numbers, optimizer_of, scheduler_dict,
     state_dict_js, torch_dict_js,
 };
 use crate::param_groups::param_groups;
@@ -274,7 +274,7 @@ impl JsLambdaLR {
         #[wasm_bindgen(js_name = lrLambda, unchecked_param_type = "(epoch: number) => number")]
         f: JsValue,
     ) -> JsResult<JsLambdaLR> {
-        Sched::build("LambdaLR", &optimizer, |o| lambda_lr(o, &f)).map(JsLambdaLR)
+        Sched::lambda("LambdaLR", &optimizer, &f).map(JsLambdaLR)
     }
 }
 

@@ -18,6 +18,7 @@ use wasm_bindgen::prelude::*;
 use crate::bind::wrong_argument;
 use crate::call::{is_options, snake, value};
 use crate::errors::{JsResult, to_js, type_error};
+use crate::lambda::JsLambda;
 use crate::tensor::JsTensor;
 
 /// The property an optimizer object answers with its registry id.
@@ -353,6 +354,8 @@ pub fn numbers(v: Vec<f64>) -> Array {
 pub struct Sched {
     pub optimizer: Shared,
     pub inner: Box<dyn LRScheduler>,
+    /// LambdaLR's function, called before each step (`lambda.rs`).
+    lambda: Option<Rc<JsLambda>>,
 }
 
 impl Sched {
@@ -367,11 +370,29 @@ impl Sched {
         Ok(Sched {
             optimizer: shared,
             inner,
+            lambda: None,
         })
+    }
+
+    /// torch's `LambdaLR(optimizer, lr_lambda)` over a JavaScript function of the epoch.
+    pub fn lambda(name: &str, optimizer: &JsValue, f: &JsValue) -> JsResult<Sched> {
+        let lambda = JsLambda::new(f)?;
+        lambda.prepare(0)?;
+        let mut sched = Sched::build(name, optimizer, |o| {
+            let factor = lambda.for_core();
+            borch_optim::lr_scheduler::LambdaLR::new(o, move |epoch| factor(epoch))
+                .map(|s| Box::new(s) as Box<dyn LRScheduler>)
+                .map_err(to_js)
+        })?;
+        sched.lambda = Some(lambda);
+        Ok(sched)
     }
 
     /// torch's `scheduler.step()`.
     pub fn step(&mut self) -> JsResult<()> {
+        if let Some(lambda) = &self.lambda {
+            lambda.prepare(self.inner.last_epoch() + 1)?;
+        }
         let mut o = self.optimizer.try_borrow_mut().map_err(|_| busy())?;
         self.inner.step(&mut **o).map_err(to_js)
     }
@@ -400,29 +421,6 @@ pub fn scheduler_dict(name: &str, obj: &JsValue) -> JsResult<BTreeMap<String, Va
 /// The optimizer of a plateau scheduler, borrowed.
 pub fn borrow(shared: &Shared) -> JsResult<std::cell::RefMut<'_, Box<dyn Optimizer>>> {
     shared.try_borrow_mut().map_err(|_| busy())
-}
-
-/// torch's `LambdaLR(optimizer, lr_lambda)` over a JavaScript function of the epoch.
-pub fn lambda_lr(o: &mut dyn Optimizer, f: &JsValue) -> JsResult<Box<dyn LRScheduler>> {
-    let f = lr_lambda(f)?;
-    borch_optim::lr_scheduler::LambdaLR::new(o, move |epoch| f(epoch))
-        .map(|s| Box::new(s) as Box<dyn LRScheduler>)
-        .map_err(to_js)
-}
-
-/// A JavaScript function of the epoch as LambdaLR's multiplier (a throw or a non-number gives
-/// NaN).
-fn lr_lambda(f: &JsValue) -> JsResult<borch_optim::lr_scheduler::LrLambda> {
-    if !f.is_function() {
-        return Err(wrong_argument("LambdaLR", 2, "a function", f));
-    }
-    let f: js_sys::Function = f.clone().unchecked_into();
-    Ok(Rc::new(move |epoch: i64| {
-        f.call1(&JsValue::UNDEFINED, &JsValue::from_f64(epoch as f64))
-            .ok()
-            .and_then(|v| v.as_f64())
-            .unwrap_or(f64::NAN)
-    }))
 }
 
 /// OneCycleLR's `anneal_strategy`.

@@ -83,7 +83,8 @@ function receiverCases(torch) {
   ];
 }
 
-// Each must not throw: double free() is a no-op, for every kind of object.
+// Each must not throw: double free() is a no-op, for every kind of object; LambdaLR still
+// schedules (its function is called before the core's step).
 function noOps(torch) {
   const { nn, optim } = torch;
   const twice = (o) => {
@@ -95,6 +96,14 @@ function noOps(torch) {
     ['m.free(); m.free()', () => twice(new nn.Linear(3, 2))],
     ['o.free(); o.free()', () => twice(new optim.SGD([torch.ones(2, { requiresGrad: true })], { lr: 0.1 }))],
     ['seq.at(0).free() twice', () => twice(new nn.Sequential(new nn.ReLU()).at(0))],
+    ['LambdaLR with a good lrLambda: 0.1 * 0.5 ** 2 after two steps', () => {
+      const opt = new optim.SGD([torch.ones(2, { requiresGrad: true })], { lr: 0.1 });
+      const s = new optim.lrScheduler.LambdaLR(opt, (e) => 0.5 ** e);
+      s.step();
+      s.step();
+      const [lr] = s.getLastLr();
+      if (Math.abs(lr - 0.025) > 1e-12 || opt.paramGroups[0].lr !== lr) throw new Error(`lr ${lr}`);
+    }],
   ];
 }
 

@@ -18,6 +18,7 @@ export function argumentCases(torch) {
   });
   const revocable = Proxy.revocable([], {});
   revocable.revoke();
+  const sgd = () => new optim.SGD([torch.ones(2, { requiresGrad: true })], { lr: 0.1 });
   const group = () => new optim.SGD([torch.ones(2, { requiresGrad: true })], { lr: 0.1 }).paramGroups[0];
   const list = (n) => `list (of ${n} elements; borch-ts reads at most 65536)`;
   const setter = (t, v) => {
@@ -87,6 +88,20 @@ export function argumentCases(torch) {
       "__getitem__(): argument 'key' (position 1) must be str, not int"],
     ['ModuleDict.get(Map)', () => new nn.ModuleDict({ a: new nn.ReLU() }).get(new Map()), TypeError, 'TypeError',
       "__getitem__(): argument 'key' (position 1) must be str, not Map"],
+    ["LambdaLR whose lrLambda returns '0.5'", () => new optim.lrScheduler.LambdaLR(sgd(), () => '0.5'), TypeError, 'TypeError',
+      'LambdaLR: lr_lambda(0) must return a number, not string'],
+    ['LambdaLR whose lrLambda throws at epoch 1', () => {
+      const opt = sgd();
+      const s = new optim.lrScheduler.LambdaLR(opt, (e) => {
+        if (e > 0) throw new RangeError('no schedule past epoch 0');
+        return 1;
+      });
+      try {
+        s.step();
+      } finally {
+        if (opt.paramGroups[0].lr !== 0.1) throw new Error(`lr became ${opt.paramGroups[0].lr}`);
+      }
+    }, RangeError, undefined, 'no schedule past epoch 0'],
     ["asFloat('2')", () => torch.asFloat('2'), TypeError, 'TypeError',
       "asFloat(): argument 'x' (position 1) must be float, not str"],
     ['noGrad(5)', () => torch.noGrad(5), TypeError, 'TypeError', 'noGrad(): argument 1 must be a function, not number'],
