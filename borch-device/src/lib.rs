@@ -17,5 +17,5 @@ pub use device::Device;
 pub use error::{DeviceError, DeviceResult};
 pub use global::{default_device, init, is_initialized};
 pub use kernel::{Binding, Kernel, WORKGROUP_SIZE, grid_for};
-pub use pool::PooledBuffer;
+pub use pool::{DEFAULT_POOL_BYTES, PooledBuffer, TRIM_AFTER_SUBMITS};
 pub use wgpu;

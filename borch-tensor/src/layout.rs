@@ -82,6 +82,7 @@ impl Layout {
                 ));
             }
         }
+        crate::size::view_numel("broadcasting", shape)?;
         Ok(Layout {
             shape: shape.to_vec(),
             strides,

@@ -4,6 +4,7 @@
 use crate::dtype::DType;
 use crate::error::{BorchError, Result};
 use crate::scalar::{Operand, Scalar};
+use crate::size::MAX_NUMEL;
 use crate::tensor::Tensor;
 
 use super::signature::{Default, Entry, Kind, Param};
@@ -194,8 +195,24 @@ impl Args<'_> {
         }
     }
 
+    /// An int that counts or indexes elements (a size, a dim, an index, a shift): within
+    /// ±`MAX_NUMEL`, since no tensor is larger, so it fits `isize` on every target (32 bits on
+    /// wasm32) and sums and products of two of them fit 64 bits.
     pub fn int(&self, i: usize) -> Result<isize> {
-        self.i64(i).map(|v| v as isize)
+        let v = self.i64(i)?;
+        self.bounded(i, v)
+    }
+
+    fn bounded(&self, i: usize, v: i64) -> Result<isize> {
+        if v.unsigned_abs() > MAX_NUMEL {
+            return Err(BorchError::Runtime(format!(
+                "{}(): argument '{}' (position {}) is {v}, out of the range borch takes for sizes,                  dims and indices (at most {MAX_NUMEL} in absolute value: a tensor holds at most                  that many elements)",
+                self.entry.name,
+                self.param_name(i),
+                i + 1
+            )));
+        }
+        Ok(v as isize)
     }
 
     pub fn opt_int(&self, i: usize) -> Result<Option<isize>> {
@@ -207,7 +224,7 @@ impl Args<'_> {
 
     /// A count or size: a non-negative int.
     pub fn usize(&self, i: usize) -> Result<usize> {
-        let v = self.i64(i)?;
+        let v = self.int(i)?;
         usize::try_from(v).or_else(|_| self.wrong(i, "a non-negative int"))
     }
 
@@ -249,11 +266,11 @@ impl Args<'_> {
     /// A list of ints; a single int counts as a list of one.
     pub fn ints(&self, i: usize) -> Result<Vec<isize>> {
         match self.get(i) {
-            Value::Int(v) => Ok(vec![*v as isize]),
+            Value::Int(v) => Ok(vec![self.bounded(i, *v)?]),
             Value::List(items) => items
                 .iter()
                 .map(|v| match v {
-                    Value::Int(x) => Ok(*x as isize),
+                    Value::Int(x) => self.bounded(i, *x),
                     _ => self.wrong(i, "tuple of ints"),
                 })
                 .collect(),
@@ -297,7 +314,7 @@ impl Args<'_> {
     pub fn sizes_or_none(&self, i: usize) -> Result<Vec<Option<usize>>> {
         let one = |v: &Value| match v {
             Value::None => Ok(None),
-            Value::Int(x) if *x >= 0 => Ok(Some(*x as usize)),
+            Value::Int(x) if *x >= 0 => self.bounded(i, *x).map(|x| Some(x as usize)),
             _ => self.wrong(i, "tuple of ints"),
         };
         match self.get(i) {

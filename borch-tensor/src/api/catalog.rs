@@ -341,6 +341,12 @@ fn listed() -> Vec<Entry> {
     ]
 }
 
+/// An index or slice bound as `isize`, saturating where `isize` is 32 bits (wasm32): no dim is
+/// that large, so a saturated bound selects and slices as the exact one would.
+fn saturate(n: i64) -> isize {
+    n.clamp(isize::MIN as i64, isize::MAX as i64) as isize
+}
+
 /// The items of a subscript (`t[1:, None, ..., 0]`), encoded by the binding as a list: an int
 /// (select), None (a new dim), the string "..." (ellipsis), a list `[start, stop, step]` whose
 /// entries may be None (a slice), or a Tensor (an index tensor or a boolean mask).
@@ -349,14 +355,14 @@ fn indices(a: &Args, i: usize) -> Result<Vec<crate::ops::indexing::Index>> {
     let item = |v: &Value| -> Result<Index> {
         let opt = |v: Option<&Value>| match v {
             None | Some(Value::None) => Ok(None),
-            Some(Value::Int(n)) => Ok(Some(*n as isize)),
+            Some(Value::Int(n)) => Ok(Some(saturate(*n))),
             Some(other) => Err(BorchError::Type(format!(
                 "slice indices must be integers or None, not {}",
                 other.type_name()
             ))),
         };
         match v {
-            Value::Int(n) => Ok(Index::Select(*n as isize)),
+            Value::Int(n) => Ok(Index::Select(saturate(*n))),
             Value::None => Ok(Index::NewAxis),
             Value::Str(s) if s == "..." => Ok(Index::Ellipsis),
             Value::List(p) if p.len() == 3 => Ok(Index::Slice(
