@@ -133,7 +133,7 @@ impl Device {
         let size = bucket(bytes.len() as u64).min(self.max_buffer_bytes());
         let submits = Counters::get(&self.inner.counters.submits);
         if let Some(buffer) = lock(&self.inner.pool).take_clean(size, submits) {
-            if bytes.len() % 4 == 0 {
+            if bytes.len().is_multiple_of(4) {
                 self.inner.queue.write_buffer(&buffer, 0, bytes);
                 return Ok(self.wrap(buffer, size));
             }
