@@ -362,7 +362,8 @@ impl Tensor {
         self.autograd().grad = grad;
     }
 
-    /// torch's `t.grad = grad`, with its checks: the same dtype and size, not the tensor itself.
+    /// torch's `t.grad = grad`, with its checks and torch 2.11's messages: the same dtype and size,
+    /// not the tensor itself (borch has no `grad_dtype`).
     /// A scope's released tensor is refused as it is everywhere.
     pub fn assign_grad(&self, grad: Option<Tensor>) -> Result<()> {
         if let Some(g) = &grad {
@@ -374,10 +375,14 @@ impl Tensor {
             }
             if g.dtype() != self.dtype() {
                 return Err(BorchError::Runtime(format!(
-                    "attempting to assign a gradient with dtype '{}' to a tensor with dtype '{}'. \
-                     Please ensure that the gradient and the tensor have the same dtype",
+                    "attempting to assign a gradient with dtype '{}' to a tensor with grad_dtype \
+                     '{}'. The gradient must match the tensor's grad_dtype (defaults to the \
+                     tensor's dtype). You can set the tensor's grad_dtype attribute with a \
+                     specific dtype, or None to allow any dtype. Set grad_dtype with caution. \
+                     Diverging the dtypes of a tensor and its gradient may break downstream \
+                     systems that assume they match.",
                     g.dtype().cpp_name(),
-                    self.dtype().cpp_name()
+                    self.dtype().scalar_type_name()
                 )));
             }
             if g.shape() != self.shape() {
