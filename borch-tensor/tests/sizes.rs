@@ -11,6 +11,13 @@ use borch_tensor::{
 };
 use proptest::prelude::*;
 
+/// The tests of this binary run one at a time, so `memory()` counts only the running one.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn dev() -> Device {
     default_device().unwrap()
 }
@@ -39,6 +46,7 @@ fn call(name: &str, method: bool, args: Vec<Value>) -> borch_tensor::Result<Valu
 
 #[test]
 fn the_issue_reproducers_are_refused_with_the_real_size() {
+    let _g = serial();
     let before = dev().memory();
     // ones([65536, 65537]).sum() gave 65536 on wasm32; [65536, 65536] had numel 0.
     for shape in [[65536usize, 65537], [65536, 65536]] {
@@ -93,6 +101,7 @@ fn the_issue_reproducers_are_refused_with_the_real_size() {
 
 #[test]
 fn the_binder_refuses_ints_no_tensor_could_need() {
+    let _g = serial();
     // 2**32 + 2 truncated to 2 on wasm32 before.
     let e = call("zeros", false, vec![int_list(&[(1 << 32) + 2])]).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Runtime);
@@ -151,6 +160,7 @@ proptest! {
         b in (1usize << 14)..(1usize << 17),
         c in 1usize..4,
     ) {
+        let _g = serial();
         let shape = [a, b, c];
         let exact = a as u128 * b as u128 * c as u128;
         prop_assert_eq!(exact_numel(&shape), exact);
@@ -173,6 +183,7 @@ proptest! {
         a in (1isize << 14)..(1isize << 17),
         b in (1isize << 14)..(1isize << 17),
     ) {
+        let _g = serial();
         let x = ones(&[1, 1], DType::Float32).unwrap();
         let exact = a as u128 * b as u128;
         match x.expand(&[a, b]) {
@@ -194,6 +205,7 @@ proptest! {
         a in (1usize << 15)..(1usize << 17),
         b in (1usize << 15)..(1usize << 17),
     ) {
+        let _g = serial();
         let e = zeros(&[a, b], DType::Float32).unwrap_err();
         prop_assert_eq!(requested(&e), a as u64 * b as u64 * 4);
     }
@@ -201,6 +213,7 @@ proptest! {
     /// view() of a shape whose product wraps in 32 bits is refused, never accepted.
     #[test]
     fn views_whose_product_wraps_are_refused(k in 0usize..8) {
+        let _g = serial();
         let x = ones(&[1 << k], DType::Float32).unwrap();
         // (2^16 + 1) * 2^16 * 2^k ≡ 2^k (mod 2^32): a wrapped product would equal numel.
         let shape = [65537isize, 65536, 1 << k];
