@@ -35,7 +35,7 @@ const WATCHDOG_MS = 60000;
 function parseArgs(argv) {
   const a = {
     targetDir: process.env.CARGO_TARGET_DIR ? resolve(repo, process.env.CARGO_TARGET_DIR) : join(repo, 'target'),
-    seed: 1, calls: null, from: 0, limitMs: 2000, rssCheck: false, verbose: false, show: 12, child: false,
+    seed: 1, calls: null, from: 0, limitMs: 2000, rssCheck: false, verbose: false, show: 12, child: false, later: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -53,6 +53,7 @@ function parseArgs(argv) {
     else if (arg === '--rss-check') a.rssCheck = true;
     else if (arg === '--verbose') a.verbose = true;
     else if (arg === '--child') a.child = true;
+    else if (arg === '--later') a.later = true;
     else fail(`unknown argument ${arg}\n${USAGE}`, 2);
   }
   a.calls ??= a.rssCheck ? 10000 : 20000;
@@ -100,14 +101,14 @@ function watchdog() {
 // The per-call generator: seeded by (seed, index), so any call can be replayed alone.
 const callRng = (seed, i) => rng(Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(i + 1, 0xc2b2ae35));
 
-async function memoryLine(torch, wasmMemory, label) {
+async function memoryLine(torch, wasmMemory, label, quiet) {
   if (typeof globalThis.gc === 'function') globalThis.gc();
   const p = torch.pooled();
   const m = torch.memory();
-  const rss = process.memoryUsage().rss;
+  const { rss, heapUsed, external } = process.memoryUsage();
   const wasm = wasmMemory();
   const mb = (b) => (b / 2 ** 20).toFixed(1);
-  console.log(`fuzz[node] memory ${label}: pooled() ${p.buffers} buffers / ${mb(p.bytes)} MB, memory() ${m.buffers} buffers / ${mb(m.bytes)} MB, RSS ${mb(rss)} MB, wasm memory ${mb(wasm)} MB`);
+  if (!quiet) console.log(`fuzz[node] memory ${label}: pooled() ${p.buffers} buffers / ${mb(p.bytes)} MB, memory() ${m.buffers} buffers / ${mb(m.bytes)} MB, RSS ${mb(rss)} MB (JS heap ${mb(heapUsed)} MB, external ${mb(external)} MB), wasm memory ${mb(wasm)} MB`);
   return { pooled: p.bytes, pooledBuffers: p.buffers, live: m.bytes, rss, wasm };
 }
 
@@ -177,7 +178,10 @@ async function child(args) {
   if (args.from === 0) console.log(`fuzz[node]: seed ${args.seed}, ${signatures.length} catalog entries, ${cat.modules.length} nn classes, ${cat.optimizers.length} optimizers, ${cat.schedulers.length} schedulers, ${cat.functions.length} other functions [${adapter}]`);
   const tally = { ok: 0, clean: 0, trap: 0, hang: 0, 'wrong numel': 0, unhealthy: 0 };
   const findings = [];
-  const samples = [await memoryLine(torch, wasmMemory, 'at start')];
+  // After a fresh start only --rss-check prints memory again (the first process's figures are the
+  // run's).
+  const quiet = args.later && !args.rssCheck;
+  const samples = [await memoryLine(torch, wasmMemory, 'at start', quiet)];
   const warmup = Math.min(1000, Math.floor(args.calls / 10));
   const sampleEvery = args.rssCheck ? 1000 : Infinity;
   const started = performance.now();
@@ -246,8 +250,8 @@ async function child(args) {
           if (outcome.fatal || findings.at(-1)?.fatal) broken = findings.at(-1);
           else if (outcome.kind !== 'ok' && outcome.kind !== 'clean') await probe(i);
           else if (sinceProbe.length >= PROBE_EVERY) await probe(i);
-          if (done === warmup) samples.push(await memoryLine(torch, wasmMemory, `after warm-up (${warmup} calls)`));
-          else if (done % sampleEvery === 0) samples.push(await memoryLine(torch, wasmMemory, `after ${done} calls`));
+          if (done === warmup) samples.push(await memoryLine(torch, wasmMemory, `after warm-up (${warmup} calls)`, quiet));
+          else if (done % sampleEvery === 0) samples.push(await memoryLine(torch, wasmMemory, `after ${done} calls`, quiet));
         }
       });
     } catch (e) {
@@ -257,7 +261,7 @@ async function child(args) {
   }
   if (!broken) await probe(args.from + done);
   const seconds = (performance.now() - started) / 1000;
-  samples.push(await memoryLine(torch, wasmMemory, `at the end (${done} calls, ${seconds.toFixed(1)} s)`));
+  samples.push(await memoryLine(torch, wasmMemory, `at the end (${done} calls, ${seconds.toFixed(1)} s)`, quiet));
   if (args.rssCheck) rssVerdict(samples);
   report({ done, tally, findings, broken, seconds, adapter });
   process.exit(0);
@@ -287,7 +291,7 @@ function supervise(args) {
   let restarts = 0;
   while (from < args.from + args.calls) {
     const calls = args.from + args.calls - from;
-    const run = spawnSync(process.execPath, ['--expose-gc', script, ...pass, '--child', '--from', String(from), '--calls', String(calls)], {
+    const run = spawnSync(process.execPath, ['--expose-gc', script, ...pass, '--child', ...(restarts ? ['--later'] : []), '--from', String(from), '--calls', String(calls)], {
       stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 28,
     });
     const lines = (run.stdout ?? '').split('\n');
