@@ -4,7 +4,6 @@
 //! named there).
 
 use std::path::Path;
-use std::process::Command;
 
 use super::Literal;
 
@@ -42,20 +41,9 @@ for file in sorted(root.rglob("*.py")):
 
 /// Every string literal of the Python package in `dir`.
 pub fn literals(dir: &Path) -> Result<Vec<Literal>, String> {
-    let output = Command::new("python3")
-        .arg("-c")
-        .arg(SCRIPT)
-        .arg(dir)
-        .output()
-        .map_err(|e| format!("python3 (needed to read borch-py with ast): {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "python3 ast read of borch-py failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
+    let stdout = crate::audit::python::run_script(SCRIPT, dir)?;
     let mut out = Vec::new();
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
+    for line in stdout.lines() {
         let v: serde_json::Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
         out.push(Literal {
             file: v[0].as_str().unwrap_or_default().to_string(),
