@@ -194,7 +194,7 @@ async function child(args) {
   let current = null;
   let panics = [];
   const printError = console.error;
-  console.error = (...xs) => (current ? panics.push(xs.join(' ').split('\n')[0]) : printError(...xs));
+  console.error = (...xs) => (current ? panics.push(xs.join(' ').split('\n').slice(0, 2).join(' ')) : printError(...xs));
   const uncaught = (e) => findings.push({ ...judgeError(e, torch), why: `uncaught, during or after call ${current?.i}: ${e?.message ?? e}`, src: current?.src ?? '(between calls)', i: current?.i ?? -1 });
   process.on('uncaughtException', uncaught);
   process.on('unhandledRejection', uncaught);
@@ -303,7 +303,7 @@ function supervise(args) {
     group(r.findings, groups);
     seconds += r.seconds;
     adapter = r.adapter;
-    if (!r.broken) break;
+    if (!r.broken || r.broken.i + 1 >= args.from + args.calls) break;
     restarts++;
     if (args.verbose) console.log(`fuzz[node]: call ${r.broken.i} left the instance unusable; a fresh process goes on from call ${r.broken.i + 1}`);
     from = r.broken.i + 1;
