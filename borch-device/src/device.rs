@@ -9,6 +9,9 @@ use crate::kernel::{Binding, Kernel};
 use crate::pool::{Pool, PooledBuffer, STORAGE_USAGE, bucket};
 use crate::readback::map_and_read;
 
+/// Dispatches recorded before the open batch is submitted without a readback.
+pub const MAX_DISPATCHES_PER_SUBMIT: u64 = 4096;
+
 /// One WebGPU device with its pool, pipeline cache, open batch and counters. Cheap to clone.
 #[derive(Clone)]
 pub struct Device {
@@ -263,6 +266,10 @@ impl Device {
         }
         batch.dispatches += 1;
         Counters::add(&self.inner.counters.dispatches, 1);
+        // A loop that never reads back would otherwise grow one encoder (and the pool) forever.
+        if batch.dispatches >= MAX_DISPATCHES_PER_SUBMIT {
+            self.submit_locked(&mut batch);
+        }
         Ok(())
     }
 

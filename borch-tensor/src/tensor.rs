@@ -79,6 +79,7 @@ impl Tensor {
 
     /// torch's `size(dim)`, with negative dims.
     pub fn size_at(&self, dim: isize) -> Result<usize> {
+        crate::layout::no_dims_check(self.dim(), dim)?;
         Ok(self.shape()[crate::layout::wrap_dim(dim, self.dim())?])
     }
 

@@ -89,6 +89,18 @@ fn pool_is_capped_and_trimmed() {
     );
 }
 
+fn a_loop_without_readback_is_submitted_in_bounded_batches() {
+    let dev = default_device().unwrap();
+    dev.synchronize().unwrap();
+    let s0 = dev.submits();
+    let x = Tensor::new([1.0f32, 2.0]).unwrap();
+    let n = borch_device::MAX_DISPATCHES_PER_SUBMIT;
+    for _ in 0..2 * n {
+        drop(x.add(1.0).unwrap());
+    }
+    assert_eq!(dev.submits() - s0, 2, "one submit per {n} dispatches");
+}
+
 fn pipelines_are_cached_by_kernel() {
     let dev = default_device().unwrap();
     let x = Tensor::new([0.25f32, 0.5]).unwrap();
@@ -120,4 +132,5 @@ fn device_counters() {
     pipelines_are_cached_by_kernel();
     pool_stays_flat_over_a_repeated_step();
     pool_is_capped_and_trimmed();
+    a_loop_without_readback_is_submitted_in_bounded_batches();
 }

@@ -295,7 +295,11 @@ fn listed() -> Vec<Entry> {
         entry(Both, "triu", "diagonal: Int = 0", T, |a| ok(a.tensor(0)?.triu(a.int(1)?))),
         entry(Both, "one_hot", "num_classes: Int = -1", T, |a| match a.int(1)? {
             -1 => one_hot_infer(&a.tensor(0)?),
-            n => ok(a.tensor(0)?.one_hot(usize::try_from(n).unwrap_or(usize::MAX))),
+            // torch's CPU check: a negative num_classes is below every class.
+            n if n < 0 => Err(BorchError::Runtime(
+                "Class values must be smaller than num_classes.".into(),
+            )),
+            n => ok(a.tensor(0)?.one_hot(n as usize)),
         }),
         entry(Both, "sort", "dim: Int = -1, descending: Bool = False, stable: Bool = False", Pair,
             |a| ok(a.tensor(0)?.sort(a.int(1)?, a.bool(2)?, a.bool(3)?))),

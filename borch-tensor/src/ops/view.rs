@@ -309,7 +309,7 @@ impl Tensor {
             ));
         }
         let start = if start < 0 { start + size } else { start };
-        if start + length as isize > size {
+        if start as i64 + length as i64 > size as i64 {
             return runtime(format!(
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             ));
@@ -403,6 +403,7 @@ impl Tensor {
 
     /// torch's `unflatten(dim, sizes)`.
     pub fn unflatten(&self, dim: isize, sizes: &[isize]) -> Result<Tensor> {
+        crate::layout::no_dims_check(self.dim(), dim)?;
         let d = wrap_dim(dim, self.dim())?;
         let inner = infer_shape(sizes, self.shape()[d]).map_err(|_| {
             BorchError::Runtime(format!(
