@@ -77,6 +77,10 @@ pub fn grad(
 }
 
 fn root_gradient(root: &Tensor, given: Option<&Tensor>, index: usize) -> Result<Tensor> {
+    root.check_live()?;
+    if let Some(g) = given {
+        g.check_live()?;
+    }
     if !root.requires_grad() {
         return Err(BorchError::Runtime(format!(
             "element {index} of tensors does not require grad and does not have a grad_fn"

@@ -7,8 +7,6 @@ pub(crate) struct Counters {
     pub submits: AtomicU64,
     pub live_buffers: AtomicU64,
     pub live_bytes: AtomicU64,
-    pub pooled_buffers: AtomicU64,
-    pub pooled_bytes: AtomicU64,
 }
 
 impl Counters {

@@ -9,6 +9,9 @@ use crate::kernel::{Binding, Kernel};
 use crate::pool::{Pool, PooledBuffer, STORAGE_USAGE, bucket};
 use crate::readback::map_and_read;
 
+/// Dispatches recorded before the open batch is submitted without a readback.
+pub const MAX_DISPATCHES_PER_SUBMIT: u64 = 4096;
+
 /// One WebGPU device with its pool, pipeline cache, open batch and counters. Cheap to clone.
 #[derive(Clone)]
 pub struct Device {
@@ -97,12 +100,15 @@ impl Device {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    fn check_size(&self, bytes: u64) -> DeviceResult<()> {
-        let limit = self
-            .inner
-            .limits
-            .max_buffer_size
-            .min(self.inner.limits.max_storage_buffer_binding_size);
+    /// The largest storage buffer one tensor may have on this adapter.
+    pub fn max_buffer_bytes(&self) -> u64 {
+        let l = &self.inner.limits;
+        l.max_buffer_size.min(l.max_storage_buffer_binding_size) & !3
+    }
+
+    /// Refuse a buffer of `bytes` bytes larger than the adapter allows, naming both.
+    pub fn check_buffer_size(&self, bytes: u64) -> DeviceResult<()> {
+        let limit = self.max_buffer_bytes();
         if bytes > limit {
             return Err(DeviceError::BufferTooLarge {
                 requested: bytes,
@@ -115,45 +121,52 @@ impl Device {
     /// A storage buffer of at least `bytes` bytes, from the pool when one fits. Its contents are
     /// unspecified: kernels write every element they own.
     pub fn alloc(&self, bytes: u64) -> DeviceResult<PooledBuffer> {
-        let size = bucket(bytes);
-        self.check_size(size)?;
+        self.check_buffer_size(bytes)?;
+        let size = bucket(bytes).min(self.max_buffer_bytes());
         let reused = lock(&self.inner.pool).take(size);
-        let buffer = match reused {
-            Some(buffer) => {
-                Counters::sub(&self.inner.counters.pooled_buffers, 1);
-                Counters::sub(&self.inner.counters.pooled_bytes, size);
-                buffer
-            }
-            None => self.inner.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("borch tensor"),
-                size,
-                usage: STORAGE_USAGE,
-                mapped_at_creation: false,
-            }),
-        };
+        let buffer = reused.unwrap_or_else(|| self.create_storage(size, false));
         Ok(self.wrap(buffer, size))
     }
 
-    /// A new storage buffer holding `bytes`. It is created mapped, never taken from the pool, so
-    /// no command still pending can observe the write.
+    /// A storage buffer holding `bytes`: a pooled buffer no unsubmitted command uses, written
+    /// with `queue.write_buffer` (which lands before the open batch runs), or a new one created
+    /// mapped. Bytes past `bytes.len()` are unspecified, as for `alloc`.
     pub fn upload(&self, bytes: &[u8]) -> DeviceResult<PooledBuffer> {
-        let size = bucket(bytes.len() as u64);
-        self.check_size(size)?;
-        let buffer = self.inner.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("borch upload"),
-            size,
-            usage: STORAGE_USAGE,
-            mapped_at_creation: true,
-        });
+        self.check_buffer_size(bytes.len() as u64)?;
+        let size = bucket(bytes.len() as u64).min(self.max_buffer_bytes());
+        let submits = Counters::get(&self.inner.counters.submits);
+        if let Some(buffer) = lock(&self.inner.pool).take_clean(size, submits) {
+            if bytes.len().is_multiple_of(4) {
+                self.inner.queue.write_buffer(&buffer, 0, bytes);
+                return Ok(self.wrap(buffer, size));
+            }
+            lock(&self.inner.pool).put(size, buffer, submits);
+        }
+        let buffer = self.create_storage(size, true);
         {
             let mut view = buffer
                 .get_mapped_range_mut(..)
                 .map_err(|e| DeviceError::Gpu(e.to_string()))?;
-            // The rest of a mapped-at-creation buffer is zeroed by WebGPU.
             view.slice(..bytes.len()).copy_from_slice(bytes);
         }
         buffer.unmap();
         Ok(self.wrap(buffer, size))
+    }
+
+    fn create_storage(&self, size: u64, mapped_at_creation: bool) -> wgpu::Buffer {
+        self.inner.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("borch tensor"),
+            size,
+            usage: STORAGE_USAGE,
+            mapped_at_creation,
+        })
+    }
+
+    /// Cap the bytes the buffer pool keeps (oldest buffers go first past it); the default is
+    /// `DEFAULT_POOL_BYTES`. `0` keeps nothing.
+    pub fn set_pool_limit(&self, bytes: u64) {
+        let submits = Counters::get(&self.inner.counters.submits);
+        lock(&self.inner.pool).set_cap(bytes, submits);
     }
 
     fn wrap(&self, buffer: wgpu::Buffer, size: u64) -> PooledBuffer {
@@ -253,6 +266,10 @@ impl Device {
         }
         batch.dispatches += 1;
         Counters::add(&self.inner.counters.dispatches, 1);
+        // A loop that never reads back would otherwise grow one encoder (and the pool) forever.
+        if batch.dispatches >= MAX_DISPATCHES_PER_SUBMIT {
+            self.submit_locked(&mut batch);
+        }
         Ok(())
     }
 
@@ -285,6 +302,7 @@ impl Device {
         if let Some(commands) = batch.finish(&self.inner.queue) {
             self.inner.queue.submit([commands]);
             Counters::add(&self.inner.counters.submits, 1);
+            lock(&self.inner.pool).trim(Counters::get(&self.inner.counters.submits));
         }
     }
 
@@ -375,22 +393,14 @@ impl Device {
 
     /// Buffers kept by the pool for reuse.
     pub fn pooled(&self) -> PoolStats {
-        let c = &self.inner.counters;
-        PoolStats {
-            buffers: Counters::get(&c.pooled_buffers),
-            bytes: Counters::get(&c.pooled_bytes),
-        }
+        let (buffers, bytes) = lock(&self.inner.pool).stats();
+        PoolStats { buffers, bytes }
     }
 
     /// Release every pooled buffer (after submitting pending work that may use them).
     pub fn empty_cache(&self) -> DeviceResult<()> {
         self.flush()?;
         lock(&self.inner.pool).clear();
-        let c = &self.inner.counters;
-        c.pooled_buffers
-            .store(0, std::sync::atomic::Ordering::Relaxed);
-        c.pooled_bytes
-            .store(0, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
 

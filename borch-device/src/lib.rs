@@ -13,9 +13,9 @@ mod readback;
 
 pub use adapter::{AdapterInfo, DeviceOptions, PowerPreference};
 pub use counters::{MemoryStats, PoolStats};
-pub use device::Device;
+pub use device::{Device, MAX_DISPATCHES_PER_SUBMIT};
 pub use error::{DeviceError, DeviceResult};
 pub use global::{default_device, init, is_initialized};
 pub use kernel::{Binding, Kernel, WORKGROUP_SIZE, grid_for};
-pub use pool::PooledBuffer;
+pub use pool::{DEFAULT_POOL_BYTES, PooledBuffer, TRIM_AFTER_SUBMITS};
 pub use wgpu;

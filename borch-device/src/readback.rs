@@ -25,5 +25,7 @@ pub(crate) async fn map_and_read(
         .map_err(|e| DeviceError::Readback(e.to_string()))?
         .to_vec();
     staging.unmap();
+    // Freed now: in a browser a dropped GPUBuffer lives until the garbage collector runs.
+    staging.destroy();
     Ok(bytes)
 }

@@ -3,7 +3,7 @@
 use wasm_bindgen::prelude::*;
 
 use crate::call::optional_tensor;
-use crate::errors::{IntoJs, JsResult};
+use crate::errors::{IntoJs, JsResult, to_js};
 use crate::tensor::JsTensor;
 
 #[wasm_bindgen(js_class = Tensor)]
@@ -34,7 +34,7 @@ impl JsTensor {
         &self,
         #[wasm_bindgen(unchecked_param_type = "Tensor | null | undefined")] grad: JsValue,
     ) -> JsResult<()> {
-        optional_tensor("grad", 1, &grad).map(|g| self.0.set_grad(g))
+        optional_tensor("grad", 1, &grad).and_then(|g| self.0.assign_grad(g).map_err(to_js))
     }
 
     #[wasm_bindgen(getter = isLeaf)]

@@ -10,10 +10,11 @@ fn out_of_range_targets_are_reported_at_readback() {
     let t = Tensor::new([1i64, 7]).unwrap();
     let loss = F::cross_entropy(&x, &t, None, -100, Reduction::Mean, 0.0).unwrap();
     let e = loss.item_blocking().unwrap_err();
-    // torch raises IndexError("Target 7 is out of bounds.") at once; borch's gather reports it
-    // at the readback.
+    // torch raises IndexError("Target 7 is out of bounds.") at once; the gather inside
+    // cross_entropy reports it at the readback, by its name.
     assert_eq!(
         e.to_string(),
-        "index 7 is out of bounds for dimension 1 with size 3"
+        "index 7 is out of bounds for dimension 1 with size 3 (raised by gather(); index errors \
+         are found on the GPU and reported at the next read)"
     );
 }

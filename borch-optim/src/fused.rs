@@ -140,6 +140,9 @@ pub(crate) fn f(x: f64) -> f32 {
 
 /// Refuse parameters the fused kernels cannot update in place.
 pub(crate) fn check_param(param: &Tensor) -> Result<()> {
+    if !param.is_leaf() {
+        return Err(BorchError::Value("can't optimize a non-leaf Tensor".into()));
+    }
     if param.dtype() != DType::Float32 {
         return Err(BorchError::Type(format!(
             "borch optimizers update float32 parameters, got a parameter of dtype {}",

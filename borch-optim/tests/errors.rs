@@ -102,3 +102,18 @@ fn floats_print_as_python_does() {
         assert_eq!(py_float(x), s);
     }
 }
+
+#[test]
+fn a_non_leaf_tensor_cannot_be_optimized() {
+    let w = p();
+    w.set_requires_grad(true).unwrap();
+    let computed = w.mul(2.0).unwrap();
+    assert_eq!(
+        err(SGD::new(vec![computed], SgdOptions::new(0.1))),
+        (
+            ErrorKind::Value,
+            "can't optimize a non-leaf Tensor".to_string()
+        )
+    );
+    assert!(SGD::new(vec![w], SgdOptions::new(0.1)).is_ok());
+}

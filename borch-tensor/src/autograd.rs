@@ -362,6 +362,42 @@ impl Tensor {
         self.autograd().grad = grad;
     }
 
+    /// torch's `t.grad = grad`, with its checks and torch 2.11's messages: the same dtype and size,
+    /// not the tensor itself (borch has no `grad_dtype`).
+    /// A scope's released tensor is refused as it is everywhere.
+    pub fn assign_grad(&self, grad: Option<Tensor>) -> Result<()> {
+        if let Some(g) = &grad {
+            g.check_live()?;
+            if g.id() == self.id() {
+                return Err(BorchError::Runtime(
+                    "can't assign Variable as its own grad".into(),
+                ));
+            }
+            if g.dtype() != self.dtype() {
+                return Err(BorchError::Runtime(format!(
+                    "attempting to assign a gradient with dtype '{}' to a tensor with grad_dtype \
+                     '{}'. The gradient must match the tensor's grad_dtype (defaults to the \
+                     tensor's dtype). You can set the tensor's grad_dtype attribute with a \
+                     specific dtype, or None to allow any dtype. Set grad_dtype with caution. \
+                     Diverging the dtypes of a tensor and its gradient may break downstream \
+                     systems that assume they match.",
+                    g.dtype().cpp_name(),
+                    self.dtype().scalar_type_name()
+                )));
+            }
+            if g.shape() != self.shape() {
+                return Err(BorchError::Runtime(format!(
+                    "attempting to assign a gradient of size '{}' to a tensor of size '{}'. \
+                     Please ensure that the gradient and the tensor are the same size",
+                    crate::layout::fmt_list(g.shape()),
+                    crate::layout::fmt_list(self.shape())
+                )));
+            }
+        }
+        self.set_grad(grad);
+        Ok(())
+    }
+
     /// torch's `is_leaf`: made by the user, not by a recorded op.
     pub fn is_leaf(&self) -> bool {
         self.autograd().node.is_none()

@@ -227,7 +227,8 @@ impl Tensor {
 
     /// A tensor of `shape` from host data of any dtype.
     pub fn from_host(data: &HostData, shape: &[usize]) -> Result<Tensor> {
-        let n = crate::layout::numel(shape);
+        let device = device()?;
+        let n = crate::size::alloc_numel(&device, shape)?;
         if n != data.len() {
             return runtime(format!(
                 "shape '{}' is invalid for input of size {}",
@@ -241,7 +242,6 @@ impl Tensor {
         } else {
             words.iter().flat_map(|w| w.to_le_bytes()).collect()
         };
-        let device = device()?;
         let buffer = device.upload(&bytes)?;
         Ok(Tensor::from_parts(
             Storage::new(buffer, device),
@@ -259,20 +259,20 @@ impl Tensor {
             return Ok(HostData::from_words(self.dtype(), &[]));
         }
         let t = self.contiguous()?;
-        let offset = (t.storage_offset() * DType::SIZE_BYTES) as u64;
-        let len = (t.numel() * DType::SIZE_BYTES) as u64;
+        let offset = crate::size::bytes_of(t.storage_offset());
+        let len = crate::size::bytes_of(t.numel());
         let buffer = t.buffer()?;
         // A pending index-error flag is read in the same submit as the data.
         let bytes = match check::take_pending(t.device()) {
             None => t.device().read(&buffer, offset, len).await?,
-            Some(flag) => {
-                let flag_buffer = flag.buffer()?;
+            Some(pending) => {
+                let flag_buffer = pending.flag.buffer()?;
                 let mut out = t
                     .device()
                     .read_many(&[(&buffer, offset, len), (&flag_buffer, 0, check::FLAG_BYTES)])
                     .await?;
                 let flag_bytes = out.pop().unwrap_or_default();
-                check::error_from(&flag, &flag_bytes)?;
+                check::error_from(&pending, &flag_bytes)?;
                 out.pop().unwrap_or_default()
             }
         };

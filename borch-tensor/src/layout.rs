@@ -82,6 +82,7 @@ impl Layout {
                 ));
             }
         }
+        crate::size::view_numel("broadcasting", shape)?;
         Ok(Layout {
             shape: shape.to_vec(),
             strides,
@@ -145,6 +146,16 @@ pub fn wrap_dim(dim: isize, rank: usize) -> Result<usize> {
     } else {
         dim as usize
     })
+}
+
+/// torch's IndexError for a dim of a 0-d tensor where the op needs a real dim (`size(-1)`).
+pub fn no_dims_check(rank: usize, dim: isize) -> Result<()> {
+    if rank == 0 {
+        return index_err(format!(
+            "Dimension specified as {dim} but tensor has no dimensions"
+        ));
+    }
+    Ok(())
 }
 
 /// Wrap a list of dims, refusing repeats as torch does.

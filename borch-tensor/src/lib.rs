@@ -18,6 +18,7 @@ pub use autograd::{
 };
 mod scalar;
 mod scope;
+pub mod size;
 mod tensor;
 
 pub use borch_device::{AdapterInfo, Device, DeviceOptions, default_device, init};

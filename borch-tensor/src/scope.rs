@@ -233,6 +233,11 @@ impl Tensor {
         self.inner.storage.slot().is_none()
     }
 
+    /// The error for a released tensor (naming what to do), for calls that do not read it yet.
+    pub fn check_live(&self) -> Result<()> {
+        self.buffer().map(|_| ())
+    }
+
     /// Whether this tensor's storage was exempted from scopes with `keep_alive`.
     pub fn is_kept_alive(&self) -> bool {
         self.inner.storage.owner() == KEPT_ALIVE

@@ -49,9 +49,8 @@ impl Tensor {
 
     /// A new tensor of `shape` with unspecified contents, for kernels to fill.
     pub(crate) fn uninit(device: &Device, shape: &[usize], dtype: DType) -> Result<Tensor> {
-        let n = crate::layout::numel(shape);
-        let bytes = (n.max(1) * DType::SIZE_BYTES) as u64;
-        let buffer = device.alloc(bytes)?;
+        let n = crate::size::alloc_numel(device, shape)?;
+        let buffer = device.alloc(crate::size::bytes_of(n.max(1)))?;
         Ok(Tensor::from_parts(
             Storage::new(buffer, device.clone()),
             Layout::contiguous(shape),
@@ -80,6 +79,7 @@ impl Tensor {
 
     /// torch's `size(dim)`, with negative dims.
     pub fn size_at(&self, dim: isize) -> Result<usize> {
+        crate::layout::no_dims_check(self.dim(), dim)?;
         Ok(self.shape()[crate::layout::wrap_dim(dim, self.dim())?])
     }
 

@@ -38,6 +38,69 @@ fn pool_reuses_freed_buffers_and_memory_tracks_live_tensors() {
     b.to_vec_blocking::<f32>().unwrap();
 }
 
+/// One training-like step: an upload, a few kernels, a readback, all inside a scope.
+fn step(i: usize) -> f32 {
+    borch_tensor::scope(|_| {
+        let x = Tensor::from_slice(&[i as f32, 1.0, 2.0, 3.0], &[2, 2])?;
+        let y = x.matmul(&x)?.relu()?.sum(None, false)?;
+        Ok(y.item_blocking()?.to_f64() as f32)
+    })
+    .unwrap()
+}
+
+fn pool_stays_flat_over_a_repeated_step() {
+    let dev = default_device().unwrap();
+    // Warm-up outlasts the trim age, so buffers of earlier checks are gone by the end of it.
+    for i in 0..100 {
+        step(i);
+    }
+    let warm = dev.pooled();
+    let live = dev.memory();
+    for i in 0..300 {
+        step(i);
+    }
+    assert_eq!(dev.pooled(), warm, "the pool is flat after warm-up");
+    assert_eq!(dev.memory(), live, "nothing leaks");
+}
+
+fn pool_is_capped_and_trimmed() {
+    let dev = default_device().unwrap();
+    dev.synchronize().unwrap();
+    // Past the cap the oldest buffers go.
+    dev.set_pool_limit(64 * 1024);
+    let held: Vec<Tensor> = (0..8)
+        .map(|_| zeros(&[8192], DType::Float32).unwrap())
+        .collect();
+    drop(held);
+    assert!(dev.pooled().bytes <= 64 * 1024, "{:?}", dev.pooled());
+    dev.set_pool_limit(borch_device::DEFAULT_POOL_BYTES);
+    // A buffer unused for TRIM_AFTER_SUBMITS submits is destroyed.
+    drop(zeros(&[3, 331], DType::Float32).unwrap());
+    let with = dev.pooled();
+    let x = Tensor::new([1.0f32]).unwrap();
+    for _ in 0..borch_device::TRIM_AFTER_SUBMITS + 16 {
+        x.to_vec_blocking::<f32>().unwrap();
+    }
+    assert!(
+        dev.pooled().buffers < with.buffers,
+        "{:?} then {:?}",
+        with,
+        dev.pooled()
+    );
+}
+
+fn a_loop_without_readback_is_submitted_in_bounded_batches() {
+    let dev = default_device().unwrap();
+    dev.synchronize().unwrap();
+    let s0 = dev.submits();
+    let x = Tensor::new([1.0f32, 2.0]).unwrap();
+    let n = borch_device::MAX_DISPATCHES_PER_SUBMIT;
+    for _ in 0..2 * n {
+        drop(x.add(1.0).unwrap());
+    }
+    assert_eq!(dev.submits() - s0, 2, "one submit per {n} dispatches");
+}
+
 fn pipelines_are_cached_by_kernel() {
     let dev = default_device().unwrap();
     let x = Tensor::new([0.25f32, 0.5]).unwrap();
@@ -67,4 +130,7 @@ fn device_counters() {
     dispatches_are_batched_until_readback();
     pool_reuses_freed_buffers_and_memory_tracks_live_tensors();
     pipelines_are_cached_by_kernel();
+    pool_stays_flat_over_a_repeated_step();
+    pool_is_capped_and_trimmed();
+    a_loop_without_readback_is_submitted_in_bounded_batches();
 }

@@ -519,7 +519,7 @@ fn bad_indices_fail_at_the_next_readback() {
     let r = x.gather(1, &ints(&[3, 0, 0, 0], &[4, 1])).unwrap();
     assert_eq!(
         err(r.to_vec_blocking::<f32>()),
-        "index 3 is out of bounds for dimension 1 with size 3"
+        "index 3 is out of bounds for dimension 1 with size 3 (raised by gather(); index errors are found on the GPU and reported at the next read)"
     );
     // reported once; the next readback works (the bad index was clamped)
     assert_eq!(f(&r), [8., 1., 2., 3.]);
@@ -527,19 +527,23 @@ fn bad_indices_fail_at_the_next_readback() {
     let _ = x.index_select(0, &ints(&[-1], &[1])).unwrap();
     let e = pollster::block_on(check_index_errors(&dev)).unwrap_err();
     assert!(matches!(e, BorchError::Index(_)));
-    assert_eq!(e.to_string(), "index out of range in self");
+    assert_eq!(
+        e.to_string(),
+        "index out of range in self (raised by index_select(); index errors are found on the \
+         GPU and reported at the next read)"
+    );
 
     let _ = x.take(&ints(&[-13], &[1])).unwrap();
     assert_eq!(
         err(a().to_vec_blocking::<f32>()),
-        "out of range: tried to access index -13 on a tensor of 12 elements."
+        "out of range: tried to access index -13 on a tensor of 12 elements. (raised by take(); index errors are found on the GPU and reported at the next read)"
     );
 
     let z = zeros(&[2, 4], DType::Float32).unwrap();
     let r = z.scatter(1, &ints(&[-1, 0], &[1, 2]), 1.0).unwrap();
     assert_eq!(
         err(r.to_vec_blocking::<f32>()),
-        "index -1 is out of bounds for dimension 1 with size 4"
+        "index -1 is out of bounds for dimension 1 with size 4 (raised by scatter(); index errors are found on the GPU and reported at the next read)"
     );
     // the bad element was skipped, the good one written
     assert_eq!(f(&r), [1., 0., 0., 0., 0., 0., 0., 0.]);
@@ -553,18 +557,28 @@ fn bad_indices_fail_at_the_next_readback() {
         .unwrap();
     assert_eq!(
         err(r.to_vec_blocking::<f32>()),
-        "index 2 is out of bounds for dimension 0 with size 2"
+        "index 2 is out of bounds for dimension 0 with size 2 (raised by index_add(); index errors are found on the GPU and reported at the next read)"
     );
 
     let _ = ints(&[0, 4, -1], &[3]).one_hot(4).unwrap();
     assert_eq!(
         err(pollster::block_on(check_index_errors(&dev))),
-        "Class values must be non-negative."
+        "Class values must be non-negative. (raised by one_hot(); index errors are found on the \
+         GPU and reported at the next read)"
     );
     let _ = ints(&[0, 4], &[2]).one_hot(4).unwrap();
     assert_eq!(
         err(pollster::block_on(check_index_errors(&dev))),
-        "Class values must be smaller than num_classes."
+        "Class values must be smaller than num_classes. (raised by one_hot(); index errors are \
+         found on the GPU and reported at the next read)"
+    );
+    // Two failing ops before one read: the first is reported, by its own name.
+    let _ = x.index_select(0, &ints(&[9], &[1])).unwrap();
+    let _ = ints(&[-1], &[1]).one_hot(2).unwrap();
+    let e = err(a().to_vec_blocking::<f32>());
+    assert!(
+        e.starts_with("index out of range in self (raised by index_select()"),
+        "{e}"
     );
     pollster::block_on(check_index_errors(&dev)).unwrap();
 }

@@ -277,7 +277,8 @@ fn probability_targets(
     reduction: Reduction,
     label_smoothing: f64,
 ) -> Result<Tensor> {
-    let classes = input.shape()[1];
+    // A 0-d input (with a 0-d target) has no class dim: torch's IndexError, not a panic.
+    let classes = input.shape()[borch_tensor::wrap_dim(1, input.dim())?];
     if let Some(w) = weight
         && (w.dim() != 1 || w.numel() != classes)
     {

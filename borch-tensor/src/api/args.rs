@@ -4,6 +4,7 @@
 use crate::dtype::DType;
 use crate::error::{BorchError, Result};
 use crate::scalar::{Operand, Scalar};
+use crate::size::MAX_NUMEL;
 use crate::tensor::Tensor;
 
 use super::signature::{Default, Entry, Kind, Param};
@@ -145,18 +146,23 @@ impl Args<'_> {
     /// from 1 after `self` (a method's `self` is not an argument), and a keyword argument has
     /// none.
     fn wrong<T>(&self, i: usize, expected: &str) -> Result<T> {
+        type_err(format!(
+            "{}(): argument '{}'{} must be {expected}, not {}",
+            self.entry.name,
+            self.param_name(i),
+            self.position(i),
+            self.get(i).type_name()
+        ))
+    }
+
+    /// `" (position 1)"` as torch writes it for value `i`, or nothing for a keyword argument.
+    fn position(&self, i: usize) -> String {
         let method = self.method_call;
-        let position = match self.keywords.get(i) {
+        match self.keywords.get(i) {
             Some(true) => String::new(),
             _ if method && i == 0 => String::new(),
             _ => format!(" (position {})", i + usize::from(!method)),
-        };
-        type_err(format!(
-            "{}(): argument '{}'{position} must be {expected}, not {}",
-            self.entry.name,
-            self.param_name(i),
-            self.get(i).type_name()
-        ))
+        }
     }
 
     pub fn tensor(&self, i: usize) -> Result<Tensor> {
@@ -220,8 +226,26 @@ impl Args<'_> {
         }
     }
 
+    /// An int that counts or indexes elements (a size, a dim, an index, a shift): within
+    /// ±`MAX_NUMEL`, since no tensor is larger, so it fits `isize` on every target (32 bits on
+    /// wasm32) and sums and products of two of them fit 64 bits.
     pub fn int(&self, i: usize) -> Result<isize> {
-        self.i64(i).map(|v| v as isize)
+        let v = self.i64(i)?;
+        self.bounded(i, v)
+    }
+
+    fn bounded(&self, i: usize, v: i64) -> Result<isize> {
+        if v.unsigned_abs() > MAX_NUMEL {
+            return Err(BorchError::Runtime(format!(
+                "{}(): argument '{}'{} is {v}, out of the range borch takes for sizes, dims and \
+                 indices (at most {MAX_NUMEL} in absolute value: a tensor holds at most that many \
+                 elements)",
+                self.entry.name,
+                self.param_name(i),
+                self.position(i),
+            )));
+        }
+        Ok(v as isize)
     }
 
     pub fn opt_int(&self, i: usize) -> Result<Option<isize>> {
@@ -233,7 +257,7 @@ impl Args<'_> {
 
     /// A count or size: a non-negative int.
     pub fn usize(&self, i: usize) -> Result<usize> {
-        let v = self.i64(i)?;
+        let v = self.int(i)?;
         usize::try_from(v).or_else(|_| self.wrong(i, "a non-negative int"))
     }
 
@@ -275,11 +299,11 @@ impl Args<'_> {
     /// A list of ints; a single int counts as a list of one.
     pub fn ints(&self, i: usize) -> Result<Vec<isize>> {
         match self.get(i) {
-            Value::Int(v) => Ok(vec![*v as isize]),
+            Value::Int(v) => Ok(vec![self.bounded(i, *v)?]),
             Value::List(items) => items
                 .iter()
                 .map(|v| match v {
-                    Value::Int(x) => Ok(*x as isize),
+                    Value::Int(x) => self.bounded(i, *x),
                     _ => self.wrong(i, "tuple of ints"),
                 })
                 .collect(),
@@ -323,7 +347,7 @@ impl Args<'_> {
     pub fn sizes_or_none(&self, i: usize) -> Result<Vec<Option<usize>>> {
         let one = |v: &Value| match v {
             Value::None => Ok(None),
-            Value::Int(x) if *x >= 0 => Ok(Some(*x as usize)),
+            Value::Int(x) if *x >= 0 => self.bounded(i, *x).map(|x| Some(x as usize)),
             _ => self.wrong(i, "tuple of ints"),
         };
         match self.get(i) {

@@ -295,7 +295,11 @@ fn listed() -> Vec<Entry> {
         entry(Both, "triu", "diagonal: Int = 0", T, |a| ok(a.tensor(0)?.triu(a.int(1)?))),
         entry(Both, "one_hot", "num_classes: Int = -1", T, |a| match a.int(1)? {
             -1 => one_hot_infer(&a.tensor(0)?),
-            n => ok(a.tensor(0)?.one_hot(usize::try_from(n).unwrap_or(usize::MAX))),
+            // torch's CPU check: a negative num_classes is below every class.
+            n if n < 0 => Err(BorchError::Runtime(
+                "Class values must be smaller than num_classes.".into(),
+            )),
+            n => ok(a.tensor(0)?.one_hot(n as usize)),
         }),
         entry(Both, "sort", "dim: Int = -1, descending: Bool = False, stable: Bool = False", Pair,
             |a| ok(a.tensor(0)?.sort(a.int(1)?, a.bool(2)?, a.bool(3)?))),
@@ -341,6 +345,12 @@ fn listed() -> Vec<Entry> {
     ]
 }
 
+/// An index or slice bound as `isize`, saturating where `isize` is 32 bits (wasm32): no dim is
+/// that large, so a saturated bound selects and slices as the exact one would.
+fn saturate(n: i64) -> isize {
+    n.clamp(isize::MIN as i64, isize::MAX as i64) as isize
+}
+
 /// The items of a subscript (`t[1:, None, ..., 0]`), encoded by the binding as a list: an int
 /// (select), None (a new dim), the string "..." (ellipsis), a list `[start, stop, step]` whose
 /// entries may be None (a slice), or a Tensor (an index tensor or a boolean mask).
@@ -349,14 +359,14 @@ fn indices(a: &Args, i: usize) -> Result<Vec<crate::ops::indexing::Index>> {
     let item = |v: &Value| -> Result<Index> {
         let opt = |v: Option<&Value>| match v {
             None | Some(Value::None) => Ok(None),
-            Some(Value::Int(n)) => Ok(Some(*n as isize)),
+            Some(Value::Int(n)) => Ok(Some(saturate(*n))),
             Some(other) => Err(BorchError::Type(format!(
                 "slice indices must be integers or None, not {}",
                 other.type_name()
             ))),
         };
         match v {
-            Value::Int(n) => Ok(Index::Select(*n as isize)),
+            Value::Int(n) => Ok(Index::Select(saturate(*n))),
             Value::None => Ok(Index::NewAxis),
             Value::Str(s) if s == "..." => Ok(Index::Ellipsis),
             Value::List(p) if p.len() == 3 => Ok(Index::Slice(

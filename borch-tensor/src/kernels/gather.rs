@@ -4,7 +4,7 @@
 
 use borch_device::Kernel;
 
-use super::check::{Fault, REPORT, flag_for};
+use super::check::{Fault, REPORT, code, flag_for};
 use super::{groups_for, launch, prelude, w};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -79,7 +79,12 @@ pub(crate) fn gather(g: &Gather<'_>) -> Result<Tensor> {
     if n == 0 {
         return Ok(out);
     }
-    let flag = flag_for(&device)?;
+    let op = match g.fault {
+        Fault::IndexSelect => "index_select",
+        Fault::Take => "take",
+        _ => "gather",
+    };
+    let (flag, base) = flag_for(&device, op)?;
     let mut params = vec![
         n as u32,
         g.out_shape.len() as u32,
@@ -88,7 +93,7 @@ pub(crate) fn gather(g: &Gather<'_>) -> Result<Tensor> {
         g.src.storage_offset() as u32,
         w(g.src_dim_stride),
         g.dim_size as u32,
-        g.fault as u32,
+        code(base, g.fault),
         g.dim as u32,
         u32::from(g.wrap_negative),
     ];

@@ -21,7 +21,7 @@ pub(crate) fn source() -> String {
 fn report_class(code: i32) {{
     loop {{
         let old = atomicLoad(&flag[0]);
-        if (old == code || (old != 0 && !(old == {large} && code == {negative}))) {{ return; }}
+        if (old == code || (old != 0 && !(old == i32(p[3] | {large}u) && code == i32(p[3] | {negative}u)))) {{ return; }}
         if (atomicCompareExchangeWeak(&flag[0], old, code).exchanged) {{ return; }}
     }}
 }}
@@ -33,8 +33,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let c = i % classes;
     let v = idx[sp(2u) + i32(i / classes)];
     if (c == 0u) {{
-        if (v < 0) {{ report_class({negative}); }}
-        else if (v >= i32(classes)) {{ report_class({large}); }}
+        if (v < 0) {{ report_class(i32(p[3] | {negative}u)); }}
+        else if (v >= i32(classes)) {{ report_class(i32(p[3] | {large}u)); }}
     }}
     out[i] = select(0, 1, v == i32(c));
 }}
@@ -54,8 +54,13 @@ pub(crate) fn one_hot(index: &Tensor, num_classes: usize) -> Result<Tensor> {
     if n == 0 {
         return Ok(out);
     }
-    let flag = flag_for(index.device())?;
-    let params = [n as u32, num_classes as u32, index.storage_offset() as u32];
+    let (flag, base) = flag_for(index.device(), "one_hot")?;
+    let params = [
+        n as u32,
+        num_classes as u32,
+        index.storage_offset() as u32,
+        base,
+    ];
     let make = source;
     let kernel = Kernel {
         key: "one_hot",

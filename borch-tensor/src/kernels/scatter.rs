@@ -13,7 +13,7 @@
 
 use borch_device::Kernel;
 
-use super::check::{Fault, REPORT, flag_for};
+use super::check::{Fault, REPORT, code, flag_for};
 use super::{groups_for, launch, prelude, w};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -46,6 +46,8 @@ pub(crate) struct Scatter<'a> {
     pub mode: Mode,
     /// The bits of `alpha` in the destination's dtype (adding only).
     pub alpha: u32,
+    /// torch's name of the op, for a deferred index error.
+    pub op: &'static str,
 }
 
 const HEADER: usize = 11;
@@ -142,7 +144,7 @@ pub(crate) fn scatter(s: &Scatter<'_>) -> Result<()> {
     if n == 0 {
         return Ok(());
     }
-    let flag = flag_for(&device)?;
+    let (flag, base) = flag_for(&device, s.op)?;
     let rank = s.shape.len();
     let (src, src_offset, src_strides, bits) = match &s.values {
         Values::Tensor(t, strides) => {
@@ -159,7 +161,7 @@ pub(crate) fn scatter(s: &Scatter<'_>) -> Result<()> {
         src_offset as u32,
         w(s.out_dim_stride),
         s.dim_size as u32,
-        Fault::OutOfBounds as u32,
+        code(base, Fault::OutOfBounds),
         s.dim as u32,
         bits,
         s.alpha,

@@ -189,19 +189,15 @@ fn check_shapes(
             fmt_list(b.shape())
         ));
     }
-    let padded: Vec<usize> = (0..padding.len())
-        .map(|i| x[i + 2] + 2 * padding[i] + extra[i])
+    // In 64 bits: sizes and arguments are below 2^31, so these cannot overflow.
+    let padded: Vec<u64> = (0..padding.len())
+        .map(|i| x[i + 2] as u64 + 2 * padding[i] as u64 + extra[i] as u64)
         .collect();
-    let spans: Vec<usize> = (0..padding.len())
-        .map(|i| dilation[i] * (w[i + 2] - 1) + 1)
+    let spans: Vec<u64> = (0..padding.len())
+        .map(|i| dilation[i] as u64 * (w[i + 2] as u64).saturating_sub(1) + 1)
         .collect();
     if padded.iter().zip(&spans).any(|(p, s)| p < s) {
-        let join = |v: &[usize]| {
-            v.iter()
-                .map(usize::to_string)
-                .collect::<Vec<_>>()
-                .join(" x ")
-        };
+        let join = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(" x ");
         return runtime(format!(
             "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size \
              can't be greater than actual input size",
@@ -293,8 +289,11 @@ fn convolution(
         lift(&dilation, 1),
         lift(&extra, 0),
     );
+    // `check_shapes` proved the padded size covers the kernel's span.
     let output = [0, 1].map(|i| {
-        (size[i] + 2 * padding[i] + extra[i] - (dilation[i] * (kernel[i] - 1) + 1)) / stride[i] + 1
+        let padded = size[i] as u64 + 2 * padding[i] as u64 + extra[i] as u64;
+        let span = dilation[i] as u64 * (kernel[i] as u64).saturating_sub(1) + 1;
+        usize::try_from(padded.saturating_sub(span) / stride[i] as u64 + 1).unwrap_or(usize::MAX)
     });
     let window = Window2d {
         input: size,
@@ -304,15 +303,18 @@ fn convolution(
         padding,
         dilation,
     };
-    let bytes = x.shape()[1] * window.taps() * window.windows() * 4;
-    let rows = rows_per_buffer(x.device(), bytes);
-    let out = convolve_in_chunks(&x, weight, bias, &window, groups, rows)?;
     let mut shape = vec![x.shape()[0], ws[0]];
     shape.extend(if spatial == 1 {
         vec![output[1]]
     } else {
         output.to_vec()
     });
+    crate::size::new_numel(&shape)?;
+    crate::size::view_numel("convolution", &output)?;
+    let bytes =
+        crate::size::bytes_of(x.shape()[1]) * window.taps() as u64 * window.windows() as u64;
+    let rows = rows_per_buffer(x.device(), bytes);
+    let out = convolve_in_chunks(&x, weight, bias, &window, groups, rows)?;
     let out = out.view_as_shape(&shape)?;
     if batched {
         Ok(out)

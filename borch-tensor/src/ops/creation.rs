@@ -4,8 +4,8 @@ use crate::dtype::DType;
 use crate::error::{Result, runtime};
 use crate::host::HostData;
 use crate::kernels::map::{Dest, MapSpec, map};
-use crate::layout::numel;
 use crate::scalar::{Operand, Scalar};
+use crate::size::{alloc_len, new_numel};
 use crate::tensor::{Tensor, device};
 
 /// torch.full(shape, value, dtype=…); without a dtype it follows the value (int → int64).
@@ -83,7 +83,7 @@ pub fn arange(
     if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
         return runtime("upper bound and lower bound inconsistent with step sign");
     }
-    let n = ((e - s) / st).ceil().max(0.0) as usize;
+    let n = alloc_len(((e - s) / st).ceil().max(0.0))?;
     let data = match dtype {
         DType::Float32 => HostData::F32((0..n).map(|i| (s + i as f64 * st) as f32).collect()),
         _ => HostData::I64((0..n).map(|i| (s as i64) + i as i64 * st as i64).collect()),
@@ -98,6 +98,7 @@ pub fn arange_to(end: impl Into<Scalar>) -> Result<Tensor> {
 
 /// torch.linspace(start, end, steps), float32.
 pub fn linspace(start: f64, end: f64, steps: usize) -> Result<Tensor> {
+    new_numel(&[steps])?;
     let (s, e) = (start as f32, end as f32);
     let values: Vec<f32> = if steps == 0 {
         vec![]
@@ -122,7 +123,7 @@ pub fn linspace(start: f64, end: f64, steps: usize) -> Result<Tensor> {
 /// torch.eye(n, m), float32.
 pub fn eye(n: usize, m: Option<usize>) -> Result<Tensor> {
     let m = m.unwrap_or(n);
-    let mut values = vec![0f32; numel(&[n, m])];
+    let mut values = vec![0f32; new_numel(&[n, m])?];
     for i in 0..n.min(m) {
         values[i * m + i] = 1.0;
     }

@@ -41,7 +41,7 @@ fn window_pairs(
 }
 
 /// torch's `div_rtn`: division rounding toward negative infinity.
-fn div_rtn(a: isize, b: isize) -> isize {
+fn div_rtn(a: i64, b: i64) -> i64 {
     let q = a / b;
     if (a % b != 0) && ((a < 0) != (b < 0)) {
         q - 1
@@ -65,6 +65,14 @@ fn output_size(
     if pad < 0 {
         return runtime(format!("pad must be non-negative, but got pad: {pad}"));
     }
+    // In 64 bits: every argument is below 2^31 (the binder's bound), so nothing here overflows.
+    let (size, kernel, pad, stride, dilation) = (
+        size as i64,
+        kernel as i64,
+        pad as i64,
+        stride as i64,
+        dilation as i64,
+    );
     if pad > ((kernel - 1) * dilation + 1) / 2 {
         return runtime(format!(
             "pad should be at most half of effective kernel size, but got pad={pad}, \
@@ -76,7 +84,9 @@ fn output_size(
     if ceil && (out - 1) * stride >= size + pad {
         out -= 1;
     }
-    Ok(out)
+    isize::try_from(out).map_err(|_| {
+        crate::error::BorchError::Runtime(format!("pooling output size {out} is too large"))
+    })
 }
 
 /// The arguments of a 2-D pooling, each `[h, w]`.
@@ -177,7 +187,10 @@ fn pooled(
     reduce: impl Fn(Tensor) -> Result<Vec<Tensor>>,
 ) -> Result<Vec<Tensor>> {
     let planes = input.reshape(&[-1, w.input[0] as isize, w.input[1] as isize])?;
-    let rows = rows_per_buffer(input.device(), w.taps() * w.windows() * 4);
+    let rows = rows_per_buffer(
+        input.device(),
+        crate::size::bytes_of(w.taps()) * w.windows() as u64,
+    );
     in_chunks(&planes, rows, |p| reduce(p.im2col(w, pad_value)?))
 }
 

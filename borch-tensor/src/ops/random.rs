@@ -4,13 +4,13 @@
 use crate::dtype::DType;
 use crate::error::{Result, not_impl, runtime};
 use crate::host::HostData;
-use crate::layout::numel;
 use crate::random::{Generator, GeneratorState, iteration_order, resolve, sample};
+use crate::size::new_numel;
 use crate::tensor::Tensor;
 
 /// torch.rand(shape): uniform on [0, 1), float32.
 pub fn rand(shape: &[usize], generator: Option<&Generator>) -> Result<Tensor> {
-    let values = sample::uniform(&mut resolve(generator).lock(), numel(shape), 0.0, 1.0);
+    let values = sample::uniform(&mut resolve(generator).lock(), new_numel(shape)?, 0.0, 1.0);
     Tensor::from_host(&HostData::F32(values), shape)
 }
 
@@ -27,13 +27,8 @@ pub fn normal(
     generator: Option<&Generator>,
 ) -> Result<Tensor> {
     check_std(std)?;
-    let values = sample::normal(
-        &mut resolve(generator).lock(),
-        numel(shape),
-        mean,
-        std,
-        true,
-    );
+    let n = new_numel(shape)?;
+    let values = sample::normal(&mut resolve(generator).lock(), n, mean, std, true);
     Tensor::from_host(&HostData::F32(values), shape)
 }
 
@@ -45,12 +40,14 @@ pub fn randint(
     generator: Option<&Generator>,
 ) -> Result<Tensor> {
     let range = check_from_to(low, high)?;
-    let values = sample::random_from_to(&mut resolve(generator).lock(), numel(shape), range, low);
+    let n = new_numel(shape)?;
+    let values = sample::random_from_to(&mut resolve(generator).lock(), n, range, low);
     Tensor::from_host(&HostData::I64(values), shape)
 }
 
 /// torch.randperm(n): a random permutation of 0..n, int64.
 pub fn randperm(n: usize, generator: Option<&Generator>) -> Result<Tensor> {
+    new_numel(&[n])?;
     let values = sample::randperm(&mut resolve(generator).lock(), n);
     Tensor::from_host(&HostData::I64(values), &[n])
 }

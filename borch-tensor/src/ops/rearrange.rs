@@ -99,7 +99,7 @@ impl Tensor {
             };
             paired.shape.extend([r, s]);
             paired.strides.extend([0, st]);
-            shape.push(r * s);
+            shape.push(r.saturating_mul(s));
         }
         let out = Tensor::uninit(self.device(), &paired.shape, self.dtype())?;
         out.copy_(&self.with_layout(paired))?;

@@ -152,6 +152,10 @@ impl Tensor {
             dim: d,
             mode,
             alpha: Scalar::Int(1).bits_as(self.dtype())?,
+            op: match mode {
+                Mode::Assign => "scatter",
+                Mode::Add => "scatter_add",
+            },
         })
     }
 
@@ -251,6 +255,7 @@ impl Tensor {
             dim: d,
             mode: Mode::Add,
             alpha: Scalar::Float(alpha).bits_as(self.dtype())?,
+            op: "index_add",
         })
     }
 

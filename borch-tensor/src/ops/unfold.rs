@@ -93,12 +93,8 @@ impl Tensor {
 /// The most rows of `bytes_per_row` bytes that one buffer of `device` may hold (at least 1):
 /// `im2col`'s columns are `kh * kw` times the input, so convolution and pooling run a large
 /// batch in chunks that fit.
-pub(crate) fn rows_per_buffer(device: &borch_device::Device, bytes_per_row: usize) -> usize {
-    let limits = device.limits();
-    let limit = limits
-        .max_buffer_size
-        .min(limits.max_storage_buffer_binding_size);
-    (limit / bytes_per_row.max(1) as u64).max(1) as usize
+pub(crate) fn rows_per_buffer(device: &borch_device::Device, bytes_per_row: u64) -> usize {
+    (device.max_buffer_bytes() / bytes_per_row.max(1)).max(1) as usize
 }
 
 /// `f` on `x` when it has at most `rows` rows (dim 0), else on chunks of `rows` rows, each of

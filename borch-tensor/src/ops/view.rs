@@ -9,7 +9,7 @@ use crate::tensor::Tensor;
 /// Resolve one `-1` in a requested shape against `n` elements.
 pub(crate) fn infer_shape(shape: &[isize], n: usize) -> Result<Vec<usize>> {
     let mut infer = None;
-    let mut known = 1usize;
+    let mut known = 1u128;
     for (i, &d) in shape.iter().enumerate() {
         if d == -1 {
             if infer.is_some() {
@@ -19,7 +19,7 @@ pub(crate) fn infer_shape(shape: &[isize], n: usize) -> Result<Vec<usize>> {
         } else if d < 0 {
             return runtime(format!("invalid shape dimension {d}"));
         } else {
-            known *= d as usize;
+            known = known.saturating_mul(d as u128);
         }
     }
     let show = || {
@@ -29,15 +29,15 @@ pub(crate) fn infer_shape(shape: &[isize], n: usize) -> Result<Vec<usize>> {
     let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
     match infer {
         Some(i) => {
-            if known == 0 || !n.is_multiple_of(known) {
+            if known == 0 || !(n as u128).is_multiple_of(known) {
                 return runtime(format!(
                     "shape '{}' is invalid for input of size {n}",
                     show()
                 ));
             }
-            out[i] = n / known;
+            out[i] = (n as u128 / known) as usize;
         }
-        None if known != n => {
+        None if known != n as u128 => {
             return runtime(format!(
                 "shape '{}' is invalid for input of size {n}",
                 show()
@@ -309,7 +309,7 @@ impl Tensor {
             ));
         }
         let start = if start < 0 { start + size } else { start };
-        if start + length as isize > size {
+        if start as i64 + length as i64 > size as i64 {
             return runtime(format!(
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             ));
@@ -403,6 +403,7 @@ impl Tensor {
 
     /// torch's `unflatten(dim, sizes)`.
     pub fn unflatten(&self, dim: isize, sizes: &[isize]) -> Result<Tensor> {
+        crate::layout::no_dims_check(self.dim(), dim)?;
         let d = wrap_dim(dim, self.dim())?;
         let inner = infer_shape(sizes, self.shape()[d]).map_err(|_| {
             BorchError::Runtime(format!(

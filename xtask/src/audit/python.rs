@@ -62,21 +62,10 @@ print(f"#checked\t{checked}")
 /// Findings for every Python function of `dir`, and how many functions (and module and class
 /// bodies) were checked.
 pub fn audit_dir(dir: &Path) -> Result<(Vec<Finding>, usize), String> {
-    let output = Command::new("python3")
-        .arg("-c")
-        .arg(SCRIPT)
-        .arg(dir)
-        .output()
-        .map_err(|e| format!("python3 (needed to read borch-py with ast): {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "python3 ast audit failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
+    let stdout = run_script(SCRIPT, dir)?;
     let mut findings = Vec::new();
     let mut checked = 0;
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
+    for line in stdout.lines() {
         let Some((place, what)) = line.split_once('\t') else {
             continue;
         };
@@ -90,4 +79,22 @@ pub fn audit_dir(dir: &Path) -> Result<(Vec<Finding>, usize), String> {
         }
     }
     Ok((findings, checked))
+}
+
+/// What a Python `script` reading `dir` with `ast` prints (python3, run from here).
+pub fn run_script(script: &str, dir: &Path) -> Result<String, String> {
+    let output = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(dir)
+        .output()
+        .map_err(|e| format!("python3 (needed to read borch-py with ast): {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "python3 ast read of {} failed: {}",
+            dir.display(),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
