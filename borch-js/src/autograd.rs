@@ -49,12 +49,16 @@ impl JsTensor {
         #[wasm_bindgen(js_name = retainGraph, unchecked_param_type = "boolean")]
         retain_graph: Option<JsValue>,
     ) -> JsResult<()> {
-        let gradient = optional_tensor("backward", 1, &gradient)?;
-        let retain_graph =
-            crate::bind::flag("backward", "retain_graph: Bool = False", retain_graph)?;
+        let args = js_sys::Array::of2(&gradient, &retain_graph.unwrap_or_default());
+        let (gradient, retain_graph) = crate::bind::build("backward", BACKWARD, &args, |a| {
+            Ok((a.opt_tensor(0)?, a.bool(1)?))
+        })?;
         borch_autograd::backward(&self.0, gradient.as_ref(), retain_graph).js()
     }
 }
+
+/// The parameters of `backward`, bound by the core (torch's names in its messages).
+const BACKWARD: &str = "gradient: Tensor = None, retain_graph: Bool = False";
 
 /// torch's "requires_grad must be a bool" for anything but a boolean.
 fn flag_argument(flag: &JsValue) -> JsResult<bool> {
