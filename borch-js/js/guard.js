@@ -27,6 +27,61 @@ const BUSY = new Set([
 
 const typeError = (message) => makeError('TypeError', message);
 
+// A Rust panic traps the wasm instance (wasm32 cannot unwind): its memory is then in no known
+// state (a lock held at the panic stays held). The first trap is recorded with the panic's
+// message, and every later call throws instead of running on a broken heap.
+let panicMessage = null;
+let trap = null;
+
+/** Called by borch's panic hook (borch-js/src/panic.rs) just before the instance traps. */
+export function notePanic(message) {
+  panicMessage = message;
+}
+
+function stopped(what) {
+  return makeError(
+    'RuntimeError',
+    `${what}: borch-ts has stopped: its WebAssembly instance trapped in ${trap.what} (${trap.message}). ` +
+      'This is a bug in borch; nothing more can run in this instance: reload the page or restart the process.',
+  );
+}
+
+/** Throws the stopped error after a trap (one seen by a guard, or a panic the hook reported). */
+export function healthy(what) {
+  if (trap === null && panicMessage !== null) trap = { what: 'an earlier call', message: panicMessage };
+  if (trap !== null) throw stopped(what);
+}
+
+// A trap becomes the stopped error (and is remembered); other errors pass through.
+function noteTrap(error, what) {
+  if (!(error instanceof WebAssembly.RuntimeError)) return error;
+  trap ??= { what, message: panicMessage ?? error.message };
+  return stopped(what);
+}
+
+/**
+ * `fn` with the trap check around it (a promise's rejection too); `what` names the call in
+ * messages, or is a function of the call's arguments that does.
+ */
+function trapChecked(what, fn) {
+  return function (...args) {
+    if (typeof what === 'function') what = what(args);
+    healthy(what);
+    let result;
+    try {
+      result = fn.apply(this, args);
+    } catch (error) {
+      throw noteTrap(error, what);
+    }
+    if (result instanceof Promise) {
+      return result.catch((error) => {
+        throw noteTrap(error, what);
+      });
+    }
+    return result;
+  };
+}
+
 /** The name of `v`'s type in messages: `typeof` for primitives, the class of objects. */
 export function typeName(v) {
   if (v === null) return 'null';
@@ -86,14 +141,14 @@ function translate(error, cls, what) {
 }
 
 function checked(cls, what, fn) {
-  return function (...args) {
+  return trapChecked(what, function (...args) {
     receiver(cls, what, this);
     try {
       return fn.apply(this, args);
     } catch (error) {
       throw translate(error, cls, what);
     }
-  };
+  });
 }
 
 // free(): once; a second call (or one on an object whose pointer was handed to Rust) does nothing.
@@ -161,7 +216,14 @@ function constructor(cls) {
   if (!constructors.has(cls)) {
     constructors.set(cls, new Proxy(cls, {
       construct(target, args, newTarget) {
-        const obj = Reflect.construct(target, args, newTarget);
+        const what = `new ${cls.name}()`;
+        healthy(what);
+        let obj;
+        try {
+          obj = Reflect.construct(target, args, newTarget);
+        } catch (error) {
+          throw noteTrap(error, what);
+        }
         if (typeof obj.__wbg_ptr !== 'number' || obj.__wbg_ptr === 0) {
           // A class without a Rust constructor (Tensor, Scope, ParamGroup, Module): wasm-bindgen
           // would make an empty object that every method reads as a null pointer.
@@ -186,6 +248,21 @@ export function guardClasses(exports) {
       guardClass(cls);
       out[name] = constructor(cls);
     }
+  }
+  return out;
+}
+
+/**
+ * wasm-bindgen's exported functions (not the classes: `guardClasses` guards those), each failing
+ * cleanly after a trap. `callMethod`/`callFunction`/`callFunctional` are named by their op.
+ */
+export function guardFunctions(exports) {
+  const out = {};
+  for (const [name, fn] of Object.entries(exports)) {
+    const isClass = typeof fn === 'function' && typeof fn.prototype?.free === 'function';
+    out[name] = typeof fn !== 'function' || isClass
+      ? fn
+      : trapChecked((args) => (name.startsWith('call') && typeof args[0] === 'string' ? `${args[0]}()` : `${name}()`), fn);
   }
   return out;
 }

@@ -54,3 +54,10 @@ pub fn kernel_sources() -> js_sys::Array {
         })
         .collect()
 }
+
+/// A deliberate panic, for the test of what borch-ts does after a trap (tests/node/trap.mjs):
+/// every later call must throw a clear error naming this panic. Not re-exported by index.js.
+#[wasm_bindgen(js_name = selfTestPanic)]
+pub fn self_test_panic() {
+    panic!("selfTestPanic: a deliberate panic, to test what follows a trap");
+}

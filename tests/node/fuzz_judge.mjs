@@ -15,6 +15,8 @@
 import { UNBOUNDED_MARK } from './fuzz_values.mjs';
 
 const ENGLISH = /^[\x20-\x7e\n\t×→←…—–≤≥≠±·’]*$/;
+// The message of every call after a trap (borch-js/js/guard.js).
+const STOPPED = /borch-ts has stopped/;
 const TRAPS = /unreachable|memory access out of bounds|null pointer passed to rust|recursive use of an object|cannot recursively acquire|already borrowed|already mutably borrowed|closure invoked/i;
 const READ_LIMIT = 4096;
 
@@ -47,6 +49,8 @@ export function judgeError(e, torch) {
   // A wasm trap leaves the instance in no known state (a Rust panic unwinds nothing: locks stay
   // held): `fatal`, the rest of the run needs a fresh instance.
   if (e instanceof WebAssembly.RuntimeError) return { kind: 'trap', why: text, fatal: true };
+  // borch-ts's own error after a trap (borch-js/js/guard.js turns the trap into it).
+  if (STOPPED.test(e?.message ?? '')) return { kind: 'trap', why: text, fatal: true };
   if (!classOk || TRAPS.test(e.message)) return { kind: 'trap', why: text };
   const m = e.message;
   if (!m || !/[a-z]/i.test(m) || !ENGLISH.test(m)) return { kind: 'trap', why: `not an English message: ${JSON.stringify(m)}` };
