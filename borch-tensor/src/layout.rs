@@ -82,7 +82,7 @@ impl Layout {
                 ));
             }
         }
-        crate::size::view_numel("broadcasting", shape)?;
+        crate::size::view_numel("expand", shape)?;
         Ok(Layout {
             shape: shape.to_vec(),
             strides,
