@@ -60,7 +60,9 @@ def call(fn, args, kwargs):
     """Call the JavaScript function ``fn``: arguments converted, keyword arguments as one trailing
     plain object (bound by the core's signature table), the result wrapped back."""
     js_args = [to_js_value(a) for a in args]
-    if kwargs:
+    # A dict given positionally is an argument (torch: "must be Tensor, not dict"), not the
+    # keywords: the trailing object is, so one is sent whenever the last argument is a dict.
+    if kwargs or (args and isinstance(args[-1], dict)):
         js_args.append(keywords(kwargs))
     try:
         result = fn(*js_args)

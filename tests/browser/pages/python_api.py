@@ -103,6 +103,9 @@ raises("x.add(object())", TypeError, "add(): argument 'other' (position 1) must 
        lambda: torch.ones(2).add(object()))
 raises("torch.matmul(x, {1, 2})", TypeError, "matmul(): argument 'other' (position 2) must be Tensor, not set",
        lambda: torch.matmul(torch.ones(2), {1, 2}))
+# A dict given positionally is an argument, not keywords (it reaches JavaScript as an Object).
+raises("torch.add(x, {})", TypeError, "add(): argument 'other' (position 2) must be Tensor or Number, not Object",
+       lambda: torch.add(torch.ones(2), {}))
 raises("~float", NotImplementedError, '"bitwise_not_cpu" not implemented for \'Float\'', lambda: ~torch.ones(2))
 
 torch.manual_seed(0)
