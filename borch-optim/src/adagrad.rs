@@ -8,7 +8,7 @@ use crate::fused::{Slot, Template, f, launch};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
-use crate::value::{Reader, Value};
+use crate::value::Value;
 
 /// torch's `Adagrad`.
 pub type Adagrad = Optim<AdagradOptions>;
@@ -16,59 +16,17 @@ pub type Adagrad = Optim<AdagradOptions>;
 const TEMPLATE: &str = include_str!("kernels/adagrad.wgsl");
 const FLAGS: [&str; 2] = ["MAXIMIZE", "WEIGHT_DECAY"];
 
-/// The options of an Adagrad param group; `Default` is torch's (`lr=1e-2`, `eps=1e-10`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct AdagradOptions {
-    pub lr: f64,
-    pub lr_decay: f64,
-    pub weight_decay: f64,
-    /// As in torch, the optimizer's constructor value fills every parameter's `sum`, whatever a
-    /// group says.
-    pub initial_accumulator_value: f64,
-    pub eps: f64,
-    pub maximize: bool,
-}
-
-impl Default for AdagradOptions {
-    fn default() -> Self {
-        AdagradOptions {
-            lr: 1e-2,
-            lr_decay: 0.0,
-            weight_decay: 0.0,
-            initial_accumulator_value: 0.0,
-            eps: 1e-10,
-            maximize: false,
-        }
-    }
-}
-
-impl AdagradOptions {
-    /// Options with `lr` and torch's other defaults.
-    pub fn new(lr: f64) -> AdagradOptions {
-        AdagradOptions {
-            lr,
-            ..Default::default()
-        }
-    }
-    pub fn lr_decay(mut self, lr_decay: f64) -> Self {
-        self.lr_decay = lr_decay;
-        self
-    }
-    pub fn weight_decay(mut self, weight_decay: f64) -> Self {
-        self.weight_decay = weight_decay;
-        self
-    }
-    pub fn initial_accumulator_value(mut self, value: f64) -> Self {
-        self.initial_accumulator_value = value;
-        self
-    }
-    pub fn eps(mut self, eps: f64) -> Self {
-        self.eps = eps;
-        self
-    }
-    pub fn maximize(mut self, maximize: bool) -> Self {
-        self.maximize = maximize;
-        self
+crate::options::declare_options! {
+    /// The options of an Adagrad param group; `Default` is torch's (`lr=1e-2`, `eps=1e-10`).
+    pub struct AdagradOptions {
+        lr: f64 = 1e-2,
+        lr_decay: f64 = 0.0,
+        weight_decay: f64 = 0.0,
+        /// As in torch, the optimizer's constructor value fills every parameter's `sum`, whatever
+        /// a group says.
+        initial_accumulator_value: f64 = 0.0,
+        eps: f64 = 1e-10,
+        maximize: bool = false,
     }
 }
 
@@ -97,29 +55,11 @@ impl Hyper for AdagradOptions {
     }
 
     fn to_map(&self) -> BTreeMap<String, Value> {
-        BTreeMap::from([
-            ("lr".into(), self.lr.into()),
-            ("lr_decay".into(), self.lr_decay.into()),
-            ("eps".into(), self.eps.into()),
-            ("weight_decay".into(), self.weight_decay.into()),
-            (
-                "initial_accumulator_value".into(),
-                self.initial_accumulator_value.into(),
-            ),
-            ("maximize".into(), self.maximize.into()),
-        ])
+        self.map()
     }
 
     fn from_map(map: &BTreeMap<String, Value>) -> Result<Self> {
-        let r = Reader(map);
-        Ok(AdagradOptions {
-            lr: r.f64("lr")?,
-            lr_decay: r.f64("lr_decay")?,
-            weight_decay: r.f64("weight_decay")?,
-            initial_accumulator_value: r.f64("initial_accumulator_value")?,
-            eps: r.f64("eps")?,
-            maximize: r.bool("maximize")?,
-        })
+        AdagradOptions::read(map)
     }
 
     /// torch's Adagrad fills `sum` when the optimizer is made, so its state dict has it at once.

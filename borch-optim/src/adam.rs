@@ -8,73 +8,28 @@ use crate::fused::{Slot, Template, f, launch};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
-use crate::value::{Reader, Value};
+use crate::value::Value;
 
 /// torch's `Adam`.
 pub type Adam = Optim<AdamOptions>;
 
 const TEMPLATE: &str = include_str!("kernels/adam.wgsl");
 
-/// The options of an Adam param group; `Default` is torch's.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AdamOptions {
-    pub lr: f64,
-    pub betas: (f64, f64),
-    pub eps: f64,
-    pub weight_decay: f64,
-    pub amsgrad: bool,
-    pub maximize: bool,
-    /// AdamW's weight decay (torch's `Adam(decoupled_weight_decay=True)`).
-    pub decoupled_weight_decay: bool,
-}
-
-impl Default for AdamOptions {
-    fn default() -> Self {
-        AdamOptions {
-            lr: 1e-3,
-            betas: (0.9, 0.999),
-            eps: 1e-8,
-            weight_decay: 0.0,
-            amsgrad: false,
-            maximize: false,
-            decoupled_weight_decay: false,
-        }
+crate::options::declare_options! {
+    /// The options of an Adam param group; `Default` is torch's.
+    pub struct AdamOptions {
+        lr: f64 = 1e-3,
+        betas(beta1, beta2): (f64, f64) = (0.9, 0.999),
+        eps: f64 = 1e-8,
+        weight_decay: f64 = 0.0,
+        amsgrad: bool = false,
+        maximize: bool = false,
+        /// AdamW's weight decay (torch's `Adam(decoupled_weight_decay=True)`).
+        decoupled_weight_decay: bool = false,
     }
 }
 
 impl AdamOptions {
-    /// Options with `lr` and torch's other defaults.
-    pub fn new(lr: f64) -> AdamOptions {
-        AdamOptions {
-            lr,
-            ..Default::default()
-        }
-    }
-    pub fn betas(mut self, beta1: f64, beta2: f64) -> Self {
-        self.betas = (beta1, beta2);
-        self
-    }
-    pub fn eps(mut self, eps: f64) -> Self {
-        self.eps = eps;
-        self
-    }
-    pub fn weight_decay(mut self, weight_decay: f64) -> Self {
-        self.weight_decay = weight_decay;
-        self
-    }
-    pub fn amsgrad(mut self, amsgrad: bool) -> Self {
-        self.amsgrad = amsgrad;
-        self
-    }
-    pub fn maximize(mut self, maximize: bool) -> Self {
-        self.maximize = maximize;
-        self
-    }
-    pub fn decoupled_weight_decay(mut self, decoupled: bool) -> Self {
-        self.decoupled_weight_decay = decoupled;
-        self
-    }
-
     pub(crate) fn check(&self) -> Result<()> {
         crate::check_lr(self.lr)?;
         crate::check_nonneg_as("epsilon value", self.eps)?;
@@ -87,34 +42,6 @@ impl AdamOptions {
             }
         }
         crate::check_nonneg("weight_decay", self.weight_decay)
-    }
-
-    pub(crate) fn map(&self) -> BTreeMap<String, Value> {
-        BTreeMap::from([
-            ("lr".into(), self.lr.into()),
-            ("betas".into(), self.betas.into()),
-            ("eps".into(), self.eps.into()),
-            ("weight_decay".into(), self.weight_decay.into()),
-            ("amsgrad".into(), self.amsgrad.into()),
-            ("maximize".into(), self.maximize.into()),
-            (
-                "decoupled_weight_decay".into(),
-                self.decoupled_weight_decay.into(),
-            ),
-        ])
-    }
-
-    pub(crate) fn read(map: &BTreeMap<String, Value>) -> Result<Self> {
-        let r = Reader(map);
-        Ok(AdamOptions {
-            lr: r.f64("lr")?,
-            betas: r.pair("betas")?,
-            eps: r.f64("eps")?,
-            weight_decay: r.f64("weight_decay")?,
-            amsgrad: r.bool("amsgrad")?,
-            maximize: r.bool("maximize")?,
-            decoupled_weight_decay: r.bool("decoupled_weight_decay")?,
-        })
     }
 
     /// One fused Adam step; torch's step counting and bias corrections on the host in f64.

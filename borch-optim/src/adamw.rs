@@ -13,70 +13,18 @@ use crate::value::Value;
 /// torch's `AdamW`.
 pub type AdamW = Optim<AdamWOptions>;
 
-/// The options of an AdamW param group; `Default` is torch's (`weight_decay=1e-2`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct AdamWOptions {
-    pub lr: f64,
-    pub betas: (f64, f64),
-    pub eps: f64,
-    pub weight_decay: f64,
-    pub amsgrad: bool,
-    pub maximize: bool,
-}
-
-impl Default for AdamWOptions {
-    fn default() -> Self {
-        AdamWOptions {
-            lr: 1e-3,
-            betas: (0.9, 0.999),
-            eps: 1e-8,
-            weight_decay: 1e-2,
-            amsgrad: false,
-            maximize: false,
-        }
+crate::options::declare_options! {
+    /// The options of an AdamW param group; `Default` is torch's (`weight_decay=1e-2`).
+    pub struct AdamWOptions {
+        lr: f64 = 1e-3,
+        betas(beta1, beta2): (f64, f64) = (0.9, 0.999),
+        eps: f64 = 1e-8,
+        weight_decay: f64 = 1e-2,
+        amsgrad: bool = false,
+        maximize: bool = false,
     }
-}
-
-impl AdamWOptions {
-    /// Options with `lr` and torch's other defaults.
-    pub fn new(lr: f64) -> AdamWOptions {
-        AdamWOptions {
-            lr,
-            ..Default::default()
-        }
-    }
-    pub fn betas(mut self, beta1: f64, beta2: f64) -> Self {
-        self.betas = (beta1, beta2);
-        self
-    }
-    pub fn eps(mut self, eps: f64) -> Self {
-        self.eps = eps;
-        self
-    }
-    pub fn weight_decay(mut self, weight_decay: f64) -> Self {
-        self.weight_decay = weight_decay;
-        self
-    }
-    pub fn amsgrad(mut self, amsgrad: bool) -> Self {
-        self.amsgrad = amsgrad;
-        self
-    }
-    pub fn maximize(mut self, maximize: bool) -> Self {
-        self.maximize = maximize;
-        self
-    }
-
-    fn adam(&self) -> AdamOptions {
-        AdamOptions {
-            lr: self.lr,
-            betas: self.betas,
-            eps: self.eps,
-            weight_decay: self.weight_decay,
-            amsgrad: self.amsgrad,
-            maximize: self.maximize,
-            decoupled_weight_decay: true,
-        }
-    }
+    /// These options as Adam's, with decoupled weight decay.
+    fn adam() -> AdamOptions { decoupled_weight_decay: true }
 }
 
 impl Hyper for AdamWOptions {
@@ -99,21 +47,15 @@ impl Hyper for AdamWOptions {
         self.adam().check()
     }
     fn to_map(&self) -> BTreeMap<String, Value> {
-        self.adam().map()
+        // torch's AdamW groups say `decoupled_weight_decay=True`, as Adam's would.
+        let mut map = self.map();
+        map.insert("decoupled_weight_decay".into(), Value::Bool(true));
+        map
     }
     fn from_map(map: &BTreeMap<String, Value>) -> Result<Self> {
-        // torch's AdamW.__setstate__ forces decoupled weight decay whatever was saved.
-        let mut map = map.clone();
-        map.insert("decoupled_weight_decay".into(), Value::Bool(true));
-        let a = AdamOptions::read(&map)?;
-        Ok(AdamWOptions {
-            lr: a.lr,
-            betas: a.betas,
-            eps: a.eps,
-            weight_decay: a.weight_decay,
-            amsgrad: a.amsgrad,
-            maximize: a.maximize,
-        })
+        // torch's AdamW.__setstate__ forces decoupled weight decay whatever was saved, so a saved
+        // `decoupled_weight_decay` is not read.
+        AdamWOptions::read(map)
     }
     fn update(
         &self,

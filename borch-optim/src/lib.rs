@@ -29,6 +29,7 @@ mod fused;
 mod group;
 pub mod lr_scheduler;
 mod optimizer;
+mod options;
 mod rmsprop;
 mod sgd;
 mod state;

@@ -8,7 +8,7 @@ use crate::fused::{Slot, Template, f, launch};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
-use crate::value::{Reader, Value};
+use crate::value::Value;
 
 /// torch's `RMSprop`.
 pub type RMSprop = Optim<RMSpropOptions>;
@@ -16,63 +16,16 @@ pub type RMSprop = Optim<RMSpropOptions>;
 const TEMPLATE: &str = include_str!("kernels/rmsprop.wgsl");
 const FLAGS: [&str; 4] = ["MAXIMIZE", "WEIGHT_DECAY", "CENTERED", "MOMENTUM"];
 
-/// The options of an RMSprop param group; `Default` is torch's (`lr=1e-2`, `alpha=0.99`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct RMSpropOptions {
-    pub lr: f64,
-    pub alpha: f64,
-    pub eps: f64,
-    pub weight_decay: f64,
-    pub momentum: f64,
-    pub centered: bool,
-    pub maximize: bool,
-}
-
-impl Default for RMSpropOptions {
-    fn default() -> Self {
-        RMSpropOptions {
-            lr: 1e-2,
-            alpha: 0.99,
-            eps: 1e-8,
-            weight_decay: 0.0,
-            momentum: 0.0,
-            centered: false,
-            maximize: false,
-        }
-    }
-}
-
-impl RMSpropOptions {
-    /// Options with `lr` and torch's other defaults.
-    pub fn new(lr: f64) -> RMSpropOptions {
-        RMSpropOptions {
-            lr,
-            ..Default::default()
-        }
-    }
-    pub fn alpha(mut self, alpha: f64) -> Self {
-        self.alpha = alpha;
-        self
-    }
-    pub fn eps(mut self, eps: f64) -> Self {
-        self.eps = eps;
-        self
-    }
-    pub fn weight_decay(mut self, weight_decay: f64) -> Self {
-        self.weight_decay = weight_decay;
-        self
-    }
-    pub fn momentum(mut self, momentum: f64) -> Self {
-        self.momentum = momentum;
-        self
-    }
-    pub fn centered(mut self, centered: bool) -> Self {
-        self.centered = centered;
-        self
-    }
-    pub fn maximize(mut self, maximize: bool) -> Self {
-        self.maximize = maximize;
-        self
+crate::options::declare_options! {
+    /// The options of an RMSprop param group; `Default` is torch's (`lr=1e-2`, `alpha=0.99`).
+    pub struct RMSpropOptions {
+        lr: f64 = 1e-2,
+        alpha: f64 = 0.99,
+        eps: f64 = 1e-8,
+        weight_decay: f64 = 0.0,
+        momentum: f64 = 0.0,
+        centered: bool = false,
+        maximize: bool = false,
     }
 }
 
@@ -107,28 +60,11 @@ impl Hyper for RMSpropOptions {
     }
 
     fn to_map(&self) -> BTreeMap<String, Value> {
-        BTreeMap::from([
-            ("lr".into(), self.lr.into()),
-            ("alpha".into(), self.alpha.into()),
-            ("eps".into(), self.eps.into()),
-            ("weight_decay".into(), self.weight_decay.into()),
-            ("momentum".into(), self.momentum.into()),
-            ("centered".into(), self.centered.into()),
-            ("maximize".into(), self.maximize.into()),
-        ])
+        self.map()
     }
 
     fn from_map(map: &BTreeMap<String, Value>) -> Result<Self> {
-        let r = Reader(map);
-        Ok(RMSpropOptions {
-            lr: r.f64("lr")?,
-            alpha: r.f64("alpha")?,
-            eps: r.f64("eps")?,
-            weight_decay: r.f64("weight_decay")?,
-            momentum: r.f64("momentum")?,
-            centered: r.bool("centered")?,
-            maximize: r.bool("maximize")?,
-        })
+        RMSpropOptions::read(map)
     }
 
     fn update(

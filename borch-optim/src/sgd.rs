@@ -8,7 +8,7 @@ use crate::fused::{Slot, Template, f, launch};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
-use crate::value::{Reader, Value};
+use crate::value::Value;
 
 /// torch's `SGD`.
 #[allow(clippy::upper_case_acronyms)]
@@ -16,59 +16,19 @@ pub type SGD = Optim<SgdOptions>;
 
 const TEMPLATE: &str = include_str!("kernels/sgd.wgsl");
 
-/// The options of an SGD param group; `Default` is torch's (`lr=1e-3`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SgdOptions {
-    pub lr: f64,
-    pub momentum: f64,
-    pub dampening: f64,
-    pub weight_decay: f64,
-    pub nesterov: bool,
-    pub maximize: bool,
-}
-
-impl Default for SgdOptions {
-    fn default() -> Self {
-        SgdOptions {
-            lr: 1e-3,
-            momentum: 0.0,
-            dampening: 0.0,
-            weight_decay: 0.0,
-            nesterov: false,
-            maximize: false,
-        }
+crate::options::declare_options! {
+    /// The options of an SGD param group; `Default` is torch's (`lr=1e-3`).
+    pub struct SgdOptions {
+        lr: f64 = 1e-3,
+        momentum: f64 = 0.0,
+        dampening: f64 = 0.0,
+        weight_decay: f64 = 0.0,
+        nesterov: bool = false,
+        maximize: bool = false,
     }
 }
 
 impl SgdOptions {
-    /// Options with `lr` and torch's other defaults.
-    pub fn new(lr: f64) -> SgdOptions {
-        SgdOptions {
-            lr,
-            ..Default::default()
-        }
-    }
-    pub fn momentum(mut self, momentum: f64) -> Self {
-        self.momentum = momentum;
-        self
-    }
-    pub fn dampening(mut self, dampening: f64) -> Self {
-        self.dampening = dampening;
-        self
-    }
-    pub fn weight_decay(mut self, weight_decay: f64) -> Self {
-        self.weight_decay = weight_decay;
-        self
-    }
-    pub fn nesterov(mut self, nesterov: bool) -> Self {
-        self.nesterov = nesterov;
-        self
-    }
-    pub fn maximize(mut self, maximize: bool) -> Self {
-        self.maximize = maximize;
-        self
-    }
-
     /// The template specialisation for these options.
     pub(crate) fn flags(&self) -> [(&'static str, bool); 4] {
         [
@@ -124,26 +84,11 @@ impl Hyper for SgdOptions {
     }
 
     fn to_map(&self) -> BTreeMap<String, Value> {
-        BTreeMap::from([
-            ("lr".into(), self.lr.into()),
-            ("momentum".into(), self.momentum.into()),
-            ("dampening".into(), self.dampening.into()),
-            ("weight_decay".into(), self.weight_decay.into()),
-            ("nesterov".into(), self.nesterov.into()),
-            ("maximize".into(), self.maximize.into()),
-        ])
+        self.map()
     }
 
     fn from_map(map: &BTreeMap<String, Value>) -> Result<Self> {
-        let r = Reader(map);
-        Ok(SgdOptions {
-            lr: r.f64("lr")?,
-            momentum: r.f64("momentum")?,
-            dampening: r.f64("dampening")?,
-            weight_decay: r.f64("weight_decay")?,
-            nesterov: r.bool("nesterov")?,
-            maximize: r.bool("maximize")?,
-        })
+        SgdOptions::read(map)
     }
 
     fn update(
