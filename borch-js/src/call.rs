@@ -163,7 +163,7 @@ fn value_in(v: &JsValue, depth: usize) -> JsResult<Value> {
     if let Some(x) = marked_float(v) {
         return Ok(Value::Float(x));
     }
-    if let Some(t) = tensor_id(v).and_then(|id| handles::lookup(id as u64)) {
+    if let Some(t) = handles::lookup(v) {
         return Ok(Value::Tensor(t));
     }
     Ok(Value::Other(js::type_name(v)))

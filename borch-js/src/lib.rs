@@ -18,6 +18,7 @@ mod optim;
 mod optimizers;
 mod panic;
 mod param_groups;
+mod registry;
 mod scope;
 mod selftest;
 mod tensor;

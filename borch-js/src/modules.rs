@@ -7,7 +7,6 @@
 //! (`container → "0"`), so both views share one module (parameters, training flag), as in torch.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 use borch_nn::{IncompatibleKeys, Module, StateDict};
@@ -18,6 +17,7 @@ use wasm_bindgen::prelude::*;
 use crate::bind::wrong_argument;
 use crate::call::value;
 use crate::errors::{JsResult, to_js, type_error};
+use crate::registry::{Live, Registry};
 use crate::tensor::JsTensor;
 
 /// The property a module object answers with its registry id.
@@ -33,8 +33,7 @@ pub enum Place {
 }
 
 thread_local! {
-    static LIVE: RefCell<HashMap<u64, Weak<RefCell<Place>>>> = RefCell::new(HashMap::new());
-    static NEXT: RefCell<u64> = const { RefCell::new(1) };
+    static LIVE: RefCell<Registry<Weak<RefCell<Place>>>> = RefCell::default();
 }
 
 /// A JavaScript module object's handle on its module.
@@ -45,7 +44,7 @@ pub struct Node {
 
 impl Drop for Node {
     fn drop(&mut self) {
-        let _ = LIVE.try_with(|live| live.borrow_mut().remove(&self.id));
+        LIVE.unregister(self.id);
     }
 }
 
@@ -55,12 +54,7 @@ fn busy() -> BorchError {
 
 impl Node {
     fn register(place: Rc<RefCell<Place>>) -> Node {
-        let id = NEXT.with(|n| {
-            let id = *n.borrow();
-            *n.borrow_mut() = id + 1;
-            id
-        });
-        LIVE.with(|live| live.borrow_mut().insert(id, Rc::downgrade(&place)));
+        let id = LIVE.insert(Rc::downgrade(&place));
         Node { id, place }
     }
 
@@ -202,8 +196,7 @@ impl Node {
 
 /// The place of a JavaScript module object, if `v` is one.
 fn module_place(v: &JsValue) -> Option<Rc<RefCell<Place>>> {
-    let id = crate::js::branded_id(v, MODULE_ID)? as u64;
-    LIVE.with(|live| live.borrow().get(&id).and_then(Weak::upgrade))
+    LIVE.branded(v, MODULE_ID)?.upgrade()
 }
 
 /// Input tensors of `call(...)`.

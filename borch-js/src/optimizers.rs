@@ -4,7 +4,7 @@
 //! is the core's (`borch_optim`).
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 
 use borch_optim::lr_scheduler::{LRScheduler, SchedulerState};
@@ -19,6 +19,7 @@ use crate::bind::wrong_argument;
 use crate::call::{is_options, snake, value};
 use crate::errors::{JsResult, to_js, type_error};
 use crate::lambda::JsLambda;
+use crate::registry::{Live, Registry};
 use crate::tensor::JsTensor;
 
 /// The property an optimizer object answers with its registry id.
@@ -27,11 +28,11 @@ pub const OPTIMIZER_ID: &str = "__borchOptimizer";
 /// An optimizer shared by its JavaScript object and the schedulers attached to it.
 pub type Shared = Rc<RefCell<Box<dyn Optimizer>>>;
 
-type Registry = HashMap<u64, Weak<RefCell<Box<dyn Optimizer>>>>;
+/// What the registry holds of a live optimizer object: its optimizer, without keeping it alive.
+type Registered = Weak<RefCell<Box<dyn Optimizer>>>;
 
 thread_local! {
-    static LIVE: RefCell<Registry> = RefCell::new(HashMap::new());
-    static NEXT: RefCell<u64> = const { RefCell::new(1) };
+    static LIVE: RefCell<Registry<Registered>> = RefCell::default();
 }
 
 /// A JavaScript optimizer object's optimizer.
@@ -42,7 +43,7 @@ pub struct Opt {
 
 impl Drop for Opt {
     fn drop(&mut self) {
-        let _ = LIVE.try_with(|live| live.borrow_mut().remove(&self.id));
+        LIVE.unregister(self.id);
     }
 }
 
@@ -71,12 +72,7 @@ impl Opt {
             Optim::new(tensor_list(name, &items)?, defaults).map_err(to_js)?
         };
         let inner: Shared = Rc::new(RefCell::new(Box::new(optimizer)));
-        let id = NEXT.with(|n| {
-            let id = *n.borrow();
-            *n.borrow_mut() = id + 1;
-            id
-        });
-        LIVE.with(|live| live.borrow_mut().insert(id, Rc::downgrade(&inner)));
+        let id = LIVE.insert(Rc::downgrade(&inner));
         Ok(Opt { id, inner })
     }
 
@@ -98,8 +94,7 @@ impl Opt {
 
 /// The optimizer of a JavaScript optimizer object.
 pub fn optimizer_of(name: &str, v: &JsValue) -> JsResult<Shared> {
-    let found = crate::js::branded_id(v, OPTIMIZER_ID)
-        .and_then(|id| LIVE.with(|live| live.borrow().get(&(id as u64)).and_then(Weak::upgrade)));
+    let found = LIVE.branded(v, OPTIMIZER_ID).and_then(|w| w.upgrade());
     found.ok_or_else(|| wrong_argument(name, 1, "an optimizer (optim.SGD, optim.Adam, …)", v))
 }
 
