@@ -64,18 +64,19 @@ function noteTrap(error, what) {
  * messages, or is a function of the call's arguments that does.
  */
 function trapChecked(what, fn) {
+  // Named only when needed: an op call builds no string unless it fails.
+  const name = (args) => (typeof what === 'function' ? what(args) : what);
   return function (...args) {
-    if (typeof what === 'function') what = what(args);
-    healthy(what);
+    if (trap !== null || panicMessage !== null) healthy(name(args));
     let result;
     try {
       result = fn.apply(this, args);
     } catch (error) {
-      throw noteTrap(error, what);
+      throw noteTrap(error, name(args));
     }
     if (result instanceof Promise) {
       return result.catch((error) => {
-        throw noteTrap(error, what);
+        throw noteTrap(error, name(args));
       });
     }
     return result;
