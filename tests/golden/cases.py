@@ -34,8 +34,12 @@ def main():
     if dup:
         raise SystemExit(f"duplicate case names: {sorted(dup)[:10]}")
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden.json")
+    # One case a line: regenerating changes only the lines of cases that changed, so a commit's
+    # diff stays the size of what it adds (a one-line file is rewritten whole every time).
     with open(out, "w") as f:
-        json.dump({"torch_version": torch.__version__, "cases": cases}, f, separators=(",", ":"))
+        f.write('{"torch_version":%s,"cases":[\n' % json.dumps(torch.__version__))
+        f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
+        f.write("\n]}\n")
     backward = sum(c.get("kind") == "backward" for c in cases)
     print(f"wrote {len(cases)} cases ({len(cases) - backward} forward, {backward} backward) "
           f"from torch {torch.__version__} to {out}")
