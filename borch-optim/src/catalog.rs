@@ -97,6 +97,11 @@ pub fn optimizers() -> &'static [OptimizerEntry] {
     })
 }
 
+/// The optimizers' torch names, in the catalog's order.
+pub fn names() -> Vec<&'static str> {
+    optimizers().iter().map(|e| e.name).collect()
+}
+
 /// The entry of optimizer `name`, or torch's `AttributeError` wording.
 pub fn find(name: &str) -> Result<&'static OptimizerEntry> {
     optimizers()

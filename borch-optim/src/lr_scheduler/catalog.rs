@@ -348,6 +348,11 @@ pub fn schedulers() -> &'static [SchedulerEntry] {
     ALL
 }
 
+/// The schedulers' torch names, in the catalog's order.
+pub fn names() -> Vec<&'static str> {
+    ALL.iter().map(|e| e.name).collect()
+}
+
 /// The entry of scheduler `name`, or torch's `AttributeError` wording.
 pub fn find(name: &str) -> Result<&'static SchedulerEntry> {
     ALL.iter().find(|e| e.name == name).ok_or_else(|| {
