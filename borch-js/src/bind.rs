@@ -80,11 +80,6 @@ pub fn sizes(a: &Args, i: usize) -> Result<Vec<usize>> {
     a.sizes(i)
 }
 
-/// A list of ints (milestones).
-pub fn ints(a: &Args, i: usize) -> Result<Vec<i64>> {
-    Ok(a.ints(i)?.into_iter().map(|v| v as i64).collect())
-}
-
 /// torch's `reduction=` string.
 pub fn reduction(a: &Args, i: usize) -> Result<borch_nn::Reduction> {
     a.str(i)?.parse()
