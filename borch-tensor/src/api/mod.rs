@@ -4,6 +4,8 @@
 
 mod args;
 mod catalog;
+mod inplace;
+mod more;
 mod signature;
 mod value;
 mod windows;
@@ -50,6 +52,7 @@ pub fn call_in(
     let args = bind(entry, positional, keywords)?.called_as_method(method);
     match entry.call {
         Call::Map(op) => catalog::run_map(op, &args),
+        Call::MapInPlace(op) => inplace::run_map_inplace(op, &args),
         Call::Fn(body) => body(&args),
     }
 }
