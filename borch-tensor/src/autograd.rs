@@ -233,6 +233,10 @@ pub struct Node {
     /// output's: a derivative reading a value changed since fails (torch's version counter).
     versions: Vec<u64>,
     output_version: u64,
+    /// Each tensor input's node when the op ran (None for leaves and scalars): the graph's
+    /// edges. An in-place op gives its tensor a new node later; this op's gradient still goes
+    /// to the history it read, as in torch.
+    pub input_nodes: Vec<Option<Arc<Node>>>,
 }
 
 pub const FREED_MESSAGE: &str = "Trying to backward through the graph a second time (or \
@@ -330,8 +334,16 @@ pub fn record(op: Op, inputs: &[Operand], output: Tensor) -> Tensor {
             Operand::Scalar(_) => 0,
         })
         .collect();
+    let input_nodes = inputs
+        .iter()
+        .map(|i| match i {
+            Operand::Tensor(t) => t.grad_fn(),
+            Operand::Scalar(_) => None,
+        })
+        .collect();
     let node = Arc::new(Node {
         op,
+        input_nodes,
         inputs: inputs.to_vec(),
         output_version: output.version(),
         output: output.detach(),

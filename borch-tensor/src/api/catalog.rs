@@ -358,11 +358,20 @@ fn listed() -> Vec<Entry> {
             |a| factory(a, creation::full(&a.sizes(0)?, a.scalar(1)?, a.dtype(2)?))),
         entry(Func, "arange", "start: Scalar, end: Scalar = None, step: Scalar = 1, dtype: DType = None, requires_grad: Bool = False", T, |a| {
             refuse_bool(a.dtype(3)?, "arange_cpu")?;
-            let t = match a.get(1) {
-                Value::None => creation::arange_to(a.scalar(0)?),
-                _ => creation::arange(a.scalar(0)?, a.scalar(1)?, a.scalar(2)?),
+            let (start, end, step) = match a.get(1) {
+                Value::None => (crate::Scalar::Int(0), a.scalar(0)?, crate::Scalar::Int(1)),
+                _ => (a.scalar(0)?, a.scalar(1)?, a.scalar(2)?),
             };
-            factory(a, cast(t, a.dtype(3)?))
+            match a.dtype(3)? {
+                // torch counts the elements in double, then steps in int64 from the truncated
+                // start by the truncated step.
+                Some(crate::DType::Int64) => {
+                    let n = creation::arange(start.to_f64(), end.to_f64(), step.to_f64())?.numel() as i64;
+                    let (s0, st) = (start.to_f64() as i64, step.to_f64() as i64);
+                    factory(a, creation::arange(0, n, 1).and_then(|i| i.mul(st)?.add(s0)))
+                }
+                d => factory(a, cast(creation::arange(start, end, step), d)),
+            }
         }),
         entry(Func, "linspace", "start: Float, end: Float, steps: Int, dtype: DType = None, requires_grad: Bool = False", T, |a| {
             refuse_bool(a.dtype(3)?, "linspace_cpu")?;

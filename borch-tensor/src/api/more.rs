@@ -77,7 +77,10 @@ fn two_dims(a: &Args, i: usize, default: [isize; 2]) -> Result<[isize; 2]> {
         Some(d) if d.len() == 2 => Ok([d[0], d[1]]),
         Some(d) => Err(BorchError::Runtime(format!(
             "linalg.matrix_norm: dim must be a 2-tuple. Got {}",
-            d.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ")
+            d.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
         ))),
     }
 }
@@ -110,12 +113,16 @@ fn repeat_interleave(a: &Args) -> Result<Value> {
     match a.get(1) {
         Value::Tensor(r) => {
             let r = r.clone();
-            ok(blocking("repeat_interleave", || crate::ops::nonzero_repeat(&t, &r, dim)))
+            ok(blocking("repeat_interleave", || {
+                crate::ops::nonzero_repeat(&t, &r, dim)
+            }))
         }
         Value::None => {
             // torch.repeat_interleave(repeats): the repeats tensor is the input.
             let idx = crate::ops::creation::arange(0, t.numel() as i64, 1)?;
-            ok(blocking("repeat_interleave", || crate::ops::nonzero_repeat(&idx, &t, None)))
+            ok(blocking("repeat_interleave", || {
+                crate::ops::nonzero_repeat(&idx, &t, None)
+            }))
         }
         _ => ok(t.repeat_interleave(a.i64(1)?, dim)),
     }

@@ -38,16 +38,17 @@ pub(crate) fn linear_index(shape: &[usize], indices: &[Tensor]) -> Result<(Tenso
     let mut b: Vec<usize> = Vec::new();
     for ix in indices {
         if ix.dtype() != DType::Int64 {
-            return index_err(
-                "tensors used as indices must be long, int, byte or bool tensors",
-            );
+            return index_err("tensors used as indices must be long, int, byte or bool tensors");
         }
         b = broadcast_shapes(&b, ix.shape())?;
     }
     let mut lin = creation::zeros(&b, DType::Int64)?;
     for (k, ix) in indices.iter().enumerate() {
         let size = shape[k] as i64;
-        let stride: i64 = shape[k + 1..indices.len()].iter().map(|&d| d as i64).product();
+        let stride: i64 = shape[k + 1..indices.len()]
+            .iter()
+            .map(|&d| d as i64)
+            .product();
         let wrapped = ix.add(&ix.lt(0)?.to_dtype(DType::Int64)?.mul(size)?)?;
         lin = lin.add(&wrapped.mul(stride)?)?;
     }
@@ -176,7 +177,10 @@ pub fn setitem(t: &Tensor, items: &[Index], value: Operand) -> Result<()> {
         .collect();
     if !tensors.is_empty() {
         let tail_full = items[tensors.len()..].iter().all(|i| {
-            matches!(i, Index::Ellipsis | Index::Slice(None, None, None | Some(1)))
+            matches!(
+                i,
+                Index::Ellipsis | Index::Slice(None, None, None | Some(1))
+            )
         });
         if !tail_full {
             return not_impl(
@@ -187,7 +191,10 @@ pub fn setitem(t: &Tensor, items: &[Index], value: Operand) -> Result<()> {
         return t.index_put_(&tensors, value, false);
     }
     // Basic subscripts: each becomes an index tensor over its dim, as an open mesh.
-    let ellipses = items.iter().filter(|i| matches!(i, Index::Ellipsis)).count();
+    let ellipses = items
+        .iter()
+        .filter(|i| matches!(i, Index::Ellipsis))
+        .count();
     if ellipses > 1 {
         return index_err("an index can only have a single ellipsis ('...')");
     }
@@ -221,7 +228,12 @@ pub fn setitem(t: &Tensor, items: &[Index], value: Operand) -> Result<()> {
         dim += 1;
     }
     // The sliced dims, in order, form the mesh; selected dims (0-dim indices) add none.
-    let sliced: Vec<usize> = per_dim.iter().enumerate().filter(|(_, x)| x.dim() == 1).map(|(i, _)| i).collect();
+    let sliced: Vec<usize> = per_dim
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| x.dim() == 1)
+        .map(|(i, _)| i)
+        .collect();
     let mut mesh = Vec::new();
     for ix in &per_dim {
         if ix.dim() == 0 {
@@ -243,7 +255,10 @@ pub fn setitem(t: &Tensor, items: &[Index], value: Operand) -> Result<()> {
                      result of shape {}",
                     crate::layout::fmt_list(v.shape()),
                     crate::layout::fmt_list(
-                        &sliced.iter().map(|&i| per_dim[i].numel()).collect::<Vec<_>>()
+                        &sliced
+                            .iter()
+                            .map(|&i| per_dim[i].numel())
+                            .collect::<Vec<_>>()
                     )
                 )));
             }
@@ -251,6 +266,23 @@ pub fn setitem(t: &Tensor, items: &[Index], value: Operand) -> Result<()> {
         }
         other => other,
     };
+    // torch copies into the view: its expand message when the value does not fit.
+    if let Operand::Tensor(v) = &value {
+        let target: Vec<usize> = sliced.iter().map(|&i| per_dim[i].numel()).collect();
+        let off = target.len() - v.dim();
+        for (k, &vd) in v.shape().iter().enumerate() {
+            let want = target[off + k];
+            if vd != want && vd != 1 {
+                return Err(BorchError::Runtime(format!(
+                    "The expanded size of the tensor ({want}) must match the existing size ({vd}) \
+                     at non-singleton dimension {}.  Target sizes: {}.  Tensor sizes: {}",
+                    off + k,
+                    crate::layout::fmt_list(&target),
+                    crate::layout::fmt_list(v.shape())
+                )));
+            }
+        }
+    }
     t.index_put_(&mesh, value, false)
 }
 
@@ -270,8 +302,8 @@ fn mask_put(t: &Tensor, mask: &Tensor, value: Operand) -> Result<Tensor> {
     let mut mshape = isz(mask.shape());
     mshape.extend(std::iter::repeat_n(1, rest.len()));
     let m = mask.reshape(&mshape)?;
-    let broadcasts = value.dim() <= rest.len()
-        || (value.dim() == rest.len() + 1 && value.shape()[0] == 1);
+    let broadcasts =
+        value.dim() <= rest.len() || (value.dim() == rest.len() + 1 && value.shape()[0] == 1);
     if broadcasts {
         let v = if value.dim() > rest.len() {
             value.reshape(&isz(&value.shape()[1..]))?
@@ -285,7 +317,11 @@ fn mask_put(t: &Tensor, mask: &Tensor, value: Operand) -> Result<Tensor> {
     }
     let p: usize = mask.numel();
     let flat = mask.reshape(&[-1])?;
-    let position = flat.to_dtype(DType::Int64)?.cumsum(0)?.sub(1)?.clamp_min(0)?;
+    let position = flat
+        .to_dtype(DType::Int64)?
+        .cumsum(0)?
+        .sub(1)?
+        .clamp_min(0)?;
     let rows = value.index_select(0, &position)?;
     let mut rshape = vec![p as isize];
     rshape.extend(isz(rest));

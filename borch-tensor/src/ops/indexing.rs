@@ -62,7 +62,10 @@ pub fn index(t: &Tensor, items: &[Index]) -> Result<Tensor> {
             })
             .collect();
         let tail_full = items[lead.len()..].iter().all(|i| {
-            matches!(i, Index::Ellipsis | Index::Slice(None, None, None | Some(1)))
+            matches!(
+                i,
+                Index::Ellipsis | Index::Slice(None, None, None | Some(1))
+            )
         });
         if lead.len() != tensors || !tail_full {
             return not_impl(
@@ -127,7 +130,11 @@ pub fn index(t: &Tensor, items: &[Index]) -> Result<Tensor> {
                 src += skip;
             }
             Index::Tensor(ix) => {
-                out = out.index_select(d, &ix.reshape(&[-1])?)?;
+                // Python indexing wraps negative positions (index_select does not).
+                let size = t.shape()[src] as i64;
+                let flat = ix.reshape(&[-1])?;
+                let flat = flat.add(&flat.lt(0)?.to_dtype(DType::Int64)?.mul(size)?)?;
+                out = out.index_select(d, &flat)?;
                 let mut shape: Vec<isize> = out.shape().iter().map(|&s| s as isize).collect();
                 let at = d as usize;
                 shape.splice(at..at + 1, ix.shape().iter().map(|&s| s as isize));

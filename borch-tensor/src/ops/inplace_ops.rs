@@ -26,9 +26,19 @@ fn with_first(first: &Tensor, others: &[Operand]) -> Vec<Operand> {
 impl Tensor {
     /// torch's `op_` of a table op: `self = op(self, others…)`, written through `self`'s layout.
     pub fn map_(&self, op: &'static MapOp, others: &[Operand], params: &[f64]) -> Result<()> {
+        if op.name.starts_with("logical_") {
+            // torch's logical ops write in place outside autograd: no leaf check, no new node.
+            self.check_live()?;
+            apply_into(self, op, &with_first(self, others), params)?;
+            self.bump_version();
+            return Ok(());
+        }
         self.inplace_with(
             &tensors_of(others),
-            || apply_into(self, op, &with_first(self, others), params).map(|_| ()),
+            || {
+                self.check_inplace()?;
+                apply_into(self, op, &with_first(self, others), params).map(|_| ())
+            },
             |prev| apply(op, &with_first(prev, others), params),
         )
     }
@@ -114,16 +124,25 @@ impl Tensor {
         if let Operand::Tensor(v) = &value {
             others.push(v);
         }
+        let shape = crate::layout::broadcast_shapes(self.shape(), mask.shape())?;
+        if shape != self.shape() {
+            return runtime(format!(
+                "output with shape {} doesn't match the broadcast shape {}",
+                crate::layout::fmt_list(self.shape()),
+                crate::layout::fmt_list(&shape)
+            ));
+        }
         self.inplace_from(&others, |prev| prev.masked_fill(mask, value.clone()))
     }
 
     /// torch's `copy_(src)`: `src` broadcast to `self`'s shape and converted to its dtype.
     pub fn copy_(&self, src: &Tensor) -> Result<()> {
+        // torch's broadcast message first ("The size of tensor a (3) must match …").
+        crate::layout::broadcast_shapes(self.shape(), src.shape())?;
         self.inplace_with(
             &[src],
             || {
-                let compute = if self.dtype() == DType::Float32 || src.dtype() == DType::Float32
-                {
+                let compute = if self.dtype() == DType::Float32 || src.dtype() == DType::Float32 {
                     DType::Float32
                 } else {
                     DType::Int64
@@ -179,7 +198,12 @@ impl Tensor {
 
     /// torch's `index_fill(dim, index, value)`: the slices at `index` along `dim` set to `value`
     /// (a number or a 0-dim tensor).
-    pub fn index_fill(&self, dim: isize, index: &Tensor, value: impl Into<Operand>) -> Result<Tensor> {
+    pub fn index_fill(
+        &self,
+        dim: isize,
+        index: &Tensor,
+        value: impl Into<Operand>,
+    ) -> Result<Tensor> {
         let d = wrap_dim(dim, self.dim())?;
         if index.dim() > 1 {
             return Err(crate::BorchError::Index(
@@ -234,7 +258,7 @@ impl Tensor {
         if mask.dtype() != DType::Bool {
             return runtime(format!(
                 "masked_scatter_ only supports boolean masks, but got mask with dtype {}",
-                mask.dtype().cpp_name()
+                mask.dtype().scalar_type_name()
             ));
         }
         if source.dtype() != self.dtype() {
@@ -246,7 +270,11 @@ impl Tensor {
         }
         let mask = mask.expand(&self.shape().iter().map(|&d| d as isize).collect::<Vec<_>>())?;
         let flat = mask.reshape(&[-1])?;
-        let position = flat.to_dtype(DType::Int64)?.cumsum(0)?.sub(1)?.clamp_min(0)?;
+        let position = flat
+            .to_dtype(DType::Int64)?
+            .cumsum(0)?
+            .sub(1)?
+            .clamp_min(0)?;
         if source.numel() == 0 {
             return self.clone_contiguous();
         }

@@ -25,27 +25,70 @@ fn scaled_sum(input: &Tensor, product: Tensor, beta: f64, alpha: f64, op: &str) 
             fmt_list(input.shape())
         ));
     }
-    let scaled = if alpha == 1.0 { product } else { product.mul(alpha)? };
+    let scaled = if alpha == 1.0 {
+        product
+    } else {
+        product.mul(alpha)?
+    };
     if beta == 0.0 {
-        return Ok(scaled);
+        // `input` is ignored (a NaN in it too) but still gets a (zero) gradient, as in torch.
+        let all = crate::ops::creation::full(scaled.shape(), true, None)?;
+        return crate::where_cond(
+            &all,
+            crate::scalar::Operand::Tensor(scaled),
+            crate::scalar::Operand::Tensor(input.clone()),
+        );
     }
-    let base = if beta == 1.0 { input.clone() } else { input.mul(beta)? };
+    let base = if beta == 1.0 {
+        input.clone()
+    } else {
+        input.mul(beta)?
+    };
     base.add(&scaled)
+}
+
+/// torch's checks of `baddbmm`'s and `addbmm`'s batches.
+fn check_batches(batch1: &Tensor, batch2: &Tensor) -> Result<()> {
+    if batch1.dim() != 3 {
+        return runtime("batch1 must be a 3D tensor");
+    }
+    if batch2.dim() != 3 {
+        return runtime("batch2 must be a 3D tensor");
+    }
+    let (b, _, k) = (batch1.shape()[0], batch1.shape()[1], batch1.shape()[2]);
+    if batch2.shape()[0] != b || batch2.shape()[1] != k {
+        return runtime(format!(
+            "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: \
+             [{}, {}].",
+            batch2.shape()[0],
+            batch2.shape()[1]
+        ));
+    }
+    Ok(())
 }
 
 impl Tensor {
     /// torch's `baddbmm(batch1, batch2, beta, alpha)`: `beta * self + alpha * (batch1 @ batch2)`.
-    pub fn baddbmm(&self, batch1: &Tensor, batch2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
+    pub fn baddbmm(
+        &self,
+        batch1: &Tensor,
+        batch2: &Tensor,
+        beta: f64,
+        alpha: f64,
+    ) -> Result<Tensor> {
+        check_batches(batch1, batch2)?;
         scaled_sum(self, batch1.bmm(batch2)?, beta, alpha, "baddbmm")
     }
 
     /// torch's `addbmm(batch1, batch2, beta, alpha)`: `beta * self + alpha * Σ_b batch1[b] @ batch2[b]`.
-    pub fn addbmm(&self, batch1: &Tensor, batch2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
-        if batch1.dim() != 3 || batch2.dim() != 3 {
-            return runtime(format!(
-                "batch1 must be a 3D tensor"
-            ));
-        }
+    pub fn addbmm(
+        &self,
+        batch1: &Tensor,
+        batch2: &Tensor,
+        beta: f64,
+        alpha: f64,
+    ) -> Result<Tensor> {
+        check_batches(batch1, batch2)?;
         let summed = batch1.bmm(batch2)?.sum(Some(&[0]), false)?;
         scaled_sum(self, summed, beta, alpha, "addbmm")
     }
@@ -125,12 +168,22 @@ impl Tensor {
     }
 
     /// torch's `linalg.vector_norm(ord, dim, keepdim)`.
-    pub fn linalg_vector_norm(&self, ord: f64, dim: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+    pub fn linalg_vector_norm(
+        &self,
+        ord: f64,
+        dim: Option<&[isize]>,
+        keepdim: bool,
+    ) -> Result<Tensor> {
         self.norm(ord, dim, keepdim)
     }
 
     /// torch's `linalg.matrix_norm(ord, dim, keepdim)` for ord 'fro', inf, -inf, 1, -1.
-    pub fn linalg_matrix_norm(&self, ord: MatrixOrd, dim: [isize; 2], keepdim: bool) -> Result<Tensor> {
+    pub fn linalg_matrix_norm(
+        &self,
+        ord: MatrixOrd,
+        dim: [isize; 2],
+        keepdim: bool,
+    ) -> Result<Tensor> {
         if self.dim() < 2 {
             return runtime(format!(
                 "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
@@ -157,7 +210,11 @@ impl Tensor {
             } else {
                 s.amin(Some(&[red_dim]), true)?
             };
-            if keepdim { Ok(m) } else { m.squeeze_dims(&[r, c]) }
+            if keepdim {
+                Ok(m)
+            } else {
+                m.squeeze_dims(&[r, c])
+            }
         };
         match ord {
             MatrixOrd::Fro => self.norm(2.0, Some(&[r, c]), keepdim),
@@ -175,14 +232,21 @@ impl Tensor {
 
     /// torch's `linalg.norm(ord, dim, keepdim)`: a vector norm, or a matrix norm for a 2-D
     /// input (or two dims) with ord given.
-    pub fn linalg_norm(&self, ord: Option<MatrixOrd>, dim: Option<&[isize]>, keepdim: bool) -> Result<Tensor> {
+    pub fn linalg_norm(
+        &self,
+        ord: Option<MatrixOrd>,
+        dim: Option<&[isize]>,
+        keepdim: bool,
+    ) -> Result<Tensor> {
         let matrix = match dim {
             Some(ds) => ds.len() == 2,
             None => ord.is_some() && self.dim() == 2,
         };
         match (ord, matrix) {
             (None, _) => match dim {
-                Some(ds) if ds.len() == 2 => self.linalg_matrix_norm(MatrixOrd::Fro, [ds[0], ds[1]], keepdim),
+                Some(ds) if ds.len() == 2 => {
+                    self.linalg_matrix_norm(MatrixOrd::Fro, [ds[0], ds[1]], keepdim)
+                }
                 _ => self.norm(2.0, dim, keepdim),
             },
             (Some(o), true) => {
@@ -230,7 +294,13 @@ impl MatrixOrd {
         match self {
             MatrixOrd::Fro => "'fro'".into(),
             MatrixOrd::Nuc => "'nuc'".into(),
-            MatrixOrd::Num(v) if v.is_infinite() => if *v > 0.0 { "inf".into() } else { "-inf".into() },
+            MatrixOrd::Num(v) if v.is_infinite() => {
+                if *v > 0.0 {
+                    "inf".into()
+                } else {
+                    "-inf".into()
+                }
+            }
             MatrixOrd::Num(v) => format!("{v}"),
         }
     }

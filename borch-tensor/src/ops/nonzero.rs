@@ -81,9 +81,7 @@ impl Tensor {
     /// as a 1-D tensor.
     pub async fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
         if mask.dtype() != DType::Bool {
-            return runtime(format!(
-                "masked_select: expected BoolTensor for mask"
-            ));
+            return runtime(format!("masked_select: expected BoolTensor for mask"));
         }
         let b = broadcast_shapes(self.shape(), mask.shape())?;
         let flags = truthy(&mask.expand(&isz(&b))?.to_host().await?);
@@ -165,7 +163,11 @@ impl Tensor {
             None => (self.reshape(&[-1])?, 0),
             Some(d) => (self.clone(), crate::layout::wrap_dim(d, self.dim().max(1))?),
         };
-        let size = if input.dim() == 0 { 1 } else { input.shape()[d] };
+        let size = if input.dim() == 0 {
+            1
+        } else {
+            input.shape()[d]
+        };
         let mut counts = repeats.to_vec::<i64>().await?;
         if counts.len() == 1 {
             counts = vec![counts[0]; size];

@@ -63,7 +63,12 @@ impl Tensor {
     }
 
     /// `scatter_add_` written directly (no autograd).
-    pub(crate) fn scatter_add_direct(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<()> {
+    pub(crate) fn scatter_add_direct(
+        &self,
+        dim: isize,
+        index: &Tensor,
+        src: &Tensor,
+    ) -> Result<()> {
         self.check_inplace()?;
         self.scatter_impl(dim, index, Operand::Tensor(src.clone()), Mode::Add)
     }

@@ -36,14 +36,22 @@ impl Tensor {
         if let Some(a) = append {
             parts.push(a.clone());
         }
-        let mut x = if parts.len() == 1 { self.clone() } else { join::cat(&parts, d)? };
+        let mut x = if parts.len() == 1 {
+            self.clone()
+        } else {
+            join::cat(&parts, d)?
+        };
         for _ in 0..n {
             let len = x.shape()[d as usize];
             if len == 0 {
                 break;
             }
             let (hi, lo) = (x.narrow(d, 1, len - 1)?, x.narrow(d, 0, len - 1)?);
-            x = if x.dtype() == DType::Bool { hi.logical_xor(&lo)? } else { hi.sub(&lo)? };
+            x = if x.dtype() == DType::Bool {
+                hi.logical_xor(&lo)?
+            } else {
+                hi.sub(&lo)?
+            };
         }
         Ok(x)
     }
@@ -62,7 +70,10 @@ impl Tensor {
                 self.dim()
             ));
         }
-        let (d0, d1) = (wrap_dim(dims[0], self.dim())?, wrap_dim(dims[1], self.dim())?);
+        let (d0, d1) = (
+            wrap_dim(dims[0], self.dim())?,
+            wrap_dim(dims[1], self.dim())?,
+        );
         if d0 == d1 {
             return runtime(format!(
                 "expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
@@ -86,7 +97,11 @@ impl Tensor {
         let (x, d) = match dim {
             None => (self.reshape(&[-1])?, 0),
             Some(dm) => {
-                let x = if self.dim() == 0 { self.reshape(&[1])? } else { self.clone() };
+                let x = if self.dim() == 0 {
+                    self.reshape(&[1])?
+                } else {
+                    self.clone()
+                };
                 (x, wrap_dim(dm, self.dim().max(1))?)
             }
         };
@@ -94,7 +109,9 @@ impl Tensor {
         shape.insert(d + 1, repeats as isize);
         let mut merged = isz(x.shape());
         merged[d] *= repeats as isize;
-        x.unsqueeze(d as isize + 1)?.expand(&shape)?.reshape(&merged)
+        x.unsqueeze(d as isize + 1)?
+            .expand(&shape)?
+            .reshape(&merged)
     }
 }
 
@@ -173,7 +190,12 @@ pub fn searchsorted(
 
 /// torch's `bucketize(input, boundaries, right=…)`: the bucket of each element among the 1-D
 /// `boundaries`.
-pub fn bucketize(input: Operand, boundaries: &Tensor, out_int32: bool, right: bool) -> Result<Tensor> {
+pub fn bucketize(
+    input: Operand,
+    boundaries: &Tensor,
+    out_int32: bool,
+    right: bool,
+) -> Result<Tensor> {
     if boundaries.dim() != 1 {
         return runtime(format!(
             "boundaries tensor must be 1 dimension, but got dim({})",
@@ -194,7 +216,10 @@ impl Tensor {
             ));
         }
         if bins <= 0 {
-            return runtime("torch.histc(): bins must be > 0, but got 0 for dimension 0".replace(" 0 for", &format!(" {bins} for")));
+            return runtime(
+                "torch.histc(): bins must be > 0, but got 0 for dimension 0"
+                    .replace(" 0 for", &format!(" {bins} for")),
+            );
         }
         if min > max {
             return runtime("torch.histc: max must be larger than min");
@@ -202,21 +227,39 @@ impl Tensor {
         let x = self.detach().reshape(&[-1])?;
         let (lo, hi) = if min == max {
             if x.numel() == 0 {
-                (creation::full(&[], min, None)?, creation::full(&[], max, None)?)
+                (
+                    creation::full(&[], min, None)?,
+                    creation::full(&[], max, None)?,
+                )
             } else {
                 (x.amin(None, false)?, x.amax(None, false)?)
             }
         } else {
-            (creation::full(&[], min, None)?, creation::full(&[], max, None)?)
+            (
+                creation::full(&[], min, None)?,
+                creation::full(&[], max, None)?,
+            )
         };
         let same = lo.eq(&hi)?;
-        let lo = crate::where_cond(&same, Operand::Tensor(lo.sub(1.0)?), Operand::Tensor(lo.clone()))?;
+        let lo = crate::where_cond(
+            &same,
+            Operand::Tensor(lo.sub(1.0)?),
+            Operand::Tensor(lo.clone()),
+        )?;
         let hi = crate::where_cond(&same, Operand::Tensor(hi.add(1.0)?), Operand::Tensor(hi))?;
         let inside = x.ge(&lo)?.logical_and(&x.le(&hi)?)?;
         let pos = x.sub(&lo)?.mul(bins as f64)?.div(&hi.sub(&lo)?)?.floor()?;
-        let pos = pos.clamp(Some(Operand::Scalar(Scalar::Float(0.0))), Some(Operand::Scalar(Scalar::Float((bins - 1) as f64))))?;
-        let bin = creation::arange(0, bins, 1)?.to_dtype(DType::Float32)?.unsqueeze(1)?;
-        let hit = pos.unsqueeze(0)?.eq(&bin)?.logical_and(&inside.unsqueeze(0)?)?;
+        let pos = pos.clamp(
+            Some(Operand::Scalar(Scalar::Float(0.0))),
+            Some(Operand::Scalar(Scalar::Float((bins - 1) as f64))),
+        )?;
+        let bin = creation::arange(0, bins, 1)?
+            .to_dtype(DType::Float32)?
+            .unsqueeze(1)?;
+        let hit = pos
+            .unsqueeze(0)?
+            .eq(&bin)?
+            .logical_and(&inside.unsqueeze(0)?)?;
         hit.to_dtype(DType::Float32)?.sum(Some(&[1]), false)
     }
 }

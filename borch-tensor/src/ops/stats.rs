@@ -17,7 +17,11 @@ fn long(x: i64) -> Operand {
 /// Wrap `dim` (a 0-dim tensor counts as 1-D) and view `t` as at least 1-D.
 fn prepared(t: &Tensor, dim: isize) -> Result<(Tensor, usize)> {
     let d = wrap_dim(dim, t.dim().max(1))?;
-    let t1 = if t.dim() == 0 { t.reshape(&[1])? } else { t.clone() };
+    let t1 = if t.dim() == 0 {
+        t.reshape(&[1])?
+    } else {
+        t.clone()
+    };
     Ok((t1, d))
 }
 
@@ -25,7 +29,11 @@ fn finish(t: Tensor, d: usize, keepdim: bool, scalar_input: bool) -> Result<Tens
     if scalar_input {
         return t.reshape(&[]);
     }
-    if keepdim { Ok(t) } else { t.squeeze_dims(&[d as isize]) }
+    if keepdim {
+        Ok(t)
+    } else {
+        t.squeeze_dims(&[d as isize])
+    }
 }
 
 impl Tensor {
@@ -41,7 +49,10 @@ impl Tensor {
         let (s, i) = t.sort(d as isize, false, true)?;
         let pick = |x: &Tensor| x.narrow(d as isize, (k - 1) as isize, 1);
         let scalar = self.dim() == 0;
-        Ok((finish(pick(&s)?, d, keepdim, scalar)?, finish(pick(&i)?, d, keepdim, scalar)?))
+        Ok((
+            finish(pick(&s)?, d, keepdim, scalar)?,
+            finish(pick(&i)?, d, keepdim, scalar)?,
+        ))
     }
 
     /// `(values, indices)` at per-row positions `at` (keepdim shape) of the sorted rows.
@@ -79,14 +90,24 @@ impl Tensor {
         }
         let count = t.count_not_nan(d)?;
         let at = if ignore_nan {
-            count.sub(long(1))?.clamp_min(long(0))?.div_mode(long(2), Some("floor"))?
+            count
+                .sub(long(1))?
+                .clamp_min(long(0))?
+                .div_mode(long(2), Some("floor"))?
         } else {
             let lower = creation::full(count.shape(), (n - 1) / 2, Some(DType::Int64))?;
-            crate::where_cond(&count.lt(long(n))?, Operand::Tensor(count.clone()), Operand::Tensor(lower))?
+            crate::where_cond(
+                &count.lt(long(n))?,
+                Operand::Tensor(count.clone()),
+                Operand::Tensor(lower),
+            )?
         };
         let (v, i) = t.sorted_at(d, &at)?;
         let scalar = self.dim() == 0;
-        Ok((finish(v, d, keepdim, scalar)?, finish(i, d, keepdim, scalar)?))
+        Ok((
+            finish(v, d, keepdim, scalar)?,
+            finish(i, d, keepdim, scalar)?,
+        ))
     }
 
     /// torch's `median()`: the lower median of every element (NaN if any is NaN).
@@ -109,7 +130,11 @@ impl Tensor {
         interpolation: &str,
         ignore_nan: bool,
     ) -> Result<Tensor> {
-        let name = if ignore_nan { "nanquantile" } else { "quantile" };
+        let name = if ignore_nan {
+            "nanquantile"
+        } else {
+            "quantile"
+        };
         if self.dtype() != DType::Float32 {
             return runtime(format!(
                 "{name}() input tensor must be either float or double dtype"
@@ -118,22 +143,22 @@ impl Tensor {
         if !["linear", "lower", "higher", "midpoint", "nearest"].contains(&interpolation) {
             return runtime(format!(
                 "{name}() interpolation must be one of linear, lower, higher, midpoint or \
-                 nearest. Got {interpolation}"
+                 nearest, but got {interpolation}"
             ));
         }
         let (q, q_dim) = match q {
             Operand::Scalar(s) => {
                 let v = s.to_f64();
                 if !(0.0..=1.0).contains(&v) {
-                    return runtime(format!("{name}() q must be in the range [0, 1] but got {v}"));
+                    return runtime(format!(
+                        "{name}() q must be in the range [0, 1] but got {v}"
+                    ));
                 }
                 (creation::full(&[1], v, Some(DType::Float32))?, false)
             }
             Operand::Tensor(t) => {
                 if t.dim() > 1 {
-                    return runtime(format!(
-                        "{name}() q must be a scalar or 1D tensor"
-                    ));
+                    return runtime(format!("{name}() q must be a scalar or 1D tensor"));
                 }
                 if t.dtype() != DType::Float32 {
                     return runtime(format!(
@@ -163,18 +188,31 @@ impl Tensor {
         let mut qs = vec![nq as isize];
         qs.extend(std::iter::repeat_n(1, x.dim()));
         let qv = q.reshape(&qs)?;
-        let last = if ignore_nan {
-            count.sub(1.0)?.clamp_min(0.0)?
+        // torch: a row with a NaN (quantile) points at its last sorted element, the NaN; a row
+        // of NaNs only (nanquantile) at its first. Both give NaN, and the gradient goes there.
+        let pos = if ignore_nan {
+            qv.mul(&count.sub(1.0)?.clamp_min(0.0)?)?
         } else {
-            creation::full(count.shape(), (n - 1) as f64, Some(DType::Float32))?
+            let last = (n - 1) as f64;
+            let p = qv.mul(last)?.expand(&{
+                let mut s: Vec<isize> = vec![nq as isize];
+                s.extend(count.shape()[1..].iter().map(|&d| d as isize));
+                s
+            })?;
+            crate::where_cond(
+                &count.lt(n as f64)?,
+                Operand::Scalar(Scalar::Float(last)),
+                Operand::Tensor(p),
+            )?
         };
-        let pos = qv.mul(&last)?;
         let lo = pos.floor()?;
         let hi = pos.ceil()?;
         let at = |p: &Tensor| -> Result<Tensor> {
             let mut shape: Vec<isize> = p.shape().iter().map(|&s| s as isize).collect();
             shape[d + 1] = 1;
-            let idx = p.to_dtype(DType::Int64)?.clamp(Some(long(0)), Some(long(n as i64 - 1)))?;
+            let idx = p
+                .to_dtype(DType::Int64)?
+                .clamp(Some(long(0)), Some(long(n as i64 - 1)))?;
             sorted.gather(dd, &idx.expand(&shape)?)
         };
         let value = match interpolation {
@@ -187,13 +225,6 @@ impl Tensor {
             }
             _ => at(&lo)?.lerp(&at(&hi)?, Operand::Tensor(pos.sub(&lo)?))?,
         };
-        // A row with a NaN (quantile) or with no values (nanquantile) gives NaN.
-        let nan_rows = if ignore_nan {
-            count.eq(0.0)?
-        } else {
-            count.lt(n as f64)?
-        };
-        let value = crate::where_cond(&nan_rows, Operand::Scalar(Scalar::Float(f64::NAN)), Operand::Tensor(value))?;
         let value = if dim.is_none() {
             if keepdim {
                 let mut shape = vec![nq as isize];
@@ -203,11 +234,19 @@ impl Tensor {
                 value.reshape(&[nq as isize])?
             }
         } else if keepdim {
-            if self.dim() == 0 { value.reshape(&[nq as isize])? } else { value }
+            if self.dim() == 0 {
+                value.reshape(&[nq as isize])?
+            } else {
+                value
+            }
         } else {
             value.squeeze_dims(&[dd])?
         };
-        if q_dim { Ok(value) } else { value.squeeze_dims(&[0]) }
+        if q_dim {
+            Ok(value)
+        } else {
+            value.squeeze_dims(&[0])
+        }
     }
 
     /// torch's `mode(dim, keepdim)`: the most frequent value along `dim` (the smallest among
@@ -261,7 +300,11 @@ impl Tensor {
             (_, true) => Scalar::Int(i64::from(i32::MIN)),
             (_, false) => Scalar::Int(i64::from(i32::MAX)),
         };
-        let cand = crate::where_cond(&allowed, Operand::Tensor(x_i.clone()), Operand::Scalar(fill))?;
+        let cand = crate::where_cond(
+            &allowed,
+            Operand::Tensor(x_i.clone()),
+            Operand::Scalar(fill),
+        )?;
         let running = if max {
             cand.amax(Some(&[di + 1]), true)?
         } else {
@@ -281,6 +324,9 @@ impl Tensor {
         )?;
         let values = t.gather(di, &index)?;
         let scalar = self.dim() == 0;
-        Ok((finish(values, d, true, scalar)?, finish(index, d, true, scalar)?))
+        Ok((
+            finish(values, d, true, scalar)?,
+            finish(index, d, true, scalar)?,
+        ))
     }
 }
