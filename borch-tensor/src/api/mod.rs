@@ -4,6 +4,7 @@
 
 mod args;
 mod catalog;
+mod data;
 mod inplace;
 mod more;
 mod signature;
