@@ -148,7 +148,7 @@ impl Tensor {
 
     /// Move this tensor's recorded history to a new alias of its storage (the "previous value"
     /// the in-place op's node reads), leaving this tensor without a node.
-    fn take_history(&self) -> Tensor {
+    pub(crate) fn take_history(&self) -> Tensor {
         let previous = self.detach();
         let mut mine = self.autograd();
         let mut theirs = previous.autograd();
@@ -158,7 +158,7 @@ impl Tensor {
         previous
     }
 
-    fn restore_history(&self, previous: &Tensor) {
+    pub(crate) fn restore_history(&self, previous: &Tensor) {
         let node = previous.autograd().node.take();
         self.autograd().node = node;
     }

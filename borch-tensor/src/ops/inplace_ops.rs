@@ -8,7 +8,7 @@ use crate::inplace::tensors_of;
 use crate::kernels::map::{Dest, MapSpec, map};
 use crate::layout::wrap_dim;
 use crate::ops::creation;
-use crate::ops::elementwise::{apply, apply_into};
+use crate::ops::elementwise::apply_into;
 use crate::ops::table::{self, MapOp};
 use crate::scalar::{Operand, Scalar};
 use crate::tensor::Tensor;
@@ -33,14 +33,43 @@ impl Tensor {
             self.bump_version();
             return Ok(());
         }
-        self.inplace_with(
-            &tensors_of(others),
-            || {
-                self.check_inplace()?;
-                apply_into(self, op, &with_first(self, others), params).map(|_| ())
-            },
-            |prev| apply(op, &with_first(prev, others), params),
-        )
+        if !self.inplace_records(&tensors_of(others)) {
+            self.check_live()?;
+            self.check_inplace()?;
+            apply_into(self, op, &with_first(self, others), params)?;
+            self.bump_version();
+            return Ok(());
+        }
+        // Recorded: the op reads a copy of the previous value and writes `self`, which becomes
+        // the node's output (so a later in-place write to it is caught, as torch catches it).
+        self.check_live()?;
+        self.check_inplace()?;
+        let previous = self.take_history();
+        let written = previous.clone_contiguous().and_then(|saved| {
+            let operands = with_first(&saved, others);
+            apply_into(self, op, &operands, params)?;
+            Ok(operands)
+        });
+        let operands = match written {
+            Ok(o) => o,
+            Err(e) => {
+                self.restore_history(&previous);
+                return Err(e);
+            }
+        };
+        self.bump_version();
+        let params = op
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, &(_, d))| params.get(i).copied().unwrap_or(d))
+            .collect();
+        crate::autograd::record(
+            crate::autograd::Op::Map { op, params },
+            &operands,
+            self.clone(),
+        );
+        Ok(())
     }
 
     /// torch's `add_(other, alpha=alpha)`.
