@@ -272,6 +272,14 @@ impl Node {
             Operand::Scalar(_) => runtime("internal: saved input is a scalar"),
         }
     }
+    /// Input `i` for its shape and layout only (no version check: its values are not read).
+    pub fn saved_layout(&self, i: usize) -> Result<Tensor> {
+        self.check_saved()?;
+        match &self.inputs[i] {
+            Operand::Tensor(t) => Ok(t.detach()),
+            Operand::Scalar(_) => runtime("internal: saved input is a scalar"),
+        }
+    }
     pub fn output_shape(&self) -> &[usize] {
         self.output.shape()
     }
