@@ -3,7 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use borch_tensor::{BorchError, Operand, Result, Tensor, fmt_size};
+use std::sync::Arc;
+
+use borch_tensor::{BorchError, Node, Operand, Result, Tensor, fmt_size};
 
 use crate::derivatives::derivative;
 use crate::grad_mode::set_grad_enabled;
@@ -101,29 +103,89 @@ fn root_gradient(root: &Tensor, given: Option<&Tensor>, index: usize) -> Result<
     }
 }
 
-/// Tensors reachable from `roots` through recorded nodes, each after every tensor computed
-/// from it (reverse post-order, iteratively so deep graphs do not exhaust the stack).
-fn topological(roots: &[Tensor]) -> Vec<Tensor> {
+/// One vertex of the graph: a tensor with the history it had when it was used. A leaf is keyed
+/// by its tensor; a computed value by its node, so a tensor written in place later (which gets a
+/// new node) still receives the gradient of the uses before the write at its old node.
+#[derive(Clone)]
+struct Vertex {
+    tensor: Tensor,
+    node: Option<Arc<Node>>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Key {
+    Leaf(u64),
+    Node(usize),
+}
+
+impl Vertex {
+    fn of(t: &Tensor) -> Vertex {
+        Vertex {
+            tensor: t.clone(),
+            node: t.grad_fn(),
+        }
+    }
+    fn key(&self) -> Key {
+        match &self.node {
+            Some(n) => Key::Node(Arc::as_ptr(n) as usize),
+            None => Key::Leaf(self.tensor.id()),
+        }
+    }
+    /// Whether this is the tensor's current history (its hooks, `.grad` and `retain_grad`
+    /// apply), not one an in-place op has since replaced.
+    fn current(&self) -> bool {
+        match (&self.node, self.tensor.grad_fn()) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, &b),
+            _ => false,
+        }
+    }
+    /// The vertices this one's gradient flows to.
+    fn inputs(&self) -> Vec<(usize, Vertex)> {
+        let Some(node) = &self.node else {
+            return Vec::new();
+        };
+        node.inputs
+            .iter()
+            .enumerate()
+            .filter_map(|(k, input)| match input {
+                Operand::Tensor(t) => {
+                    let n = node.input_nodes.get(k).cloned().flatten();
+                    (n.is_some() || t.requires_grad()).then(|| {
+                        (
+                            k,
+                            Vertex {
+                                tensor: t.clone(),
+                                node: n,
+                            },
+                        )
+                    })
+                }
+                Operand::Scalar(_) => None,
+            })
+            .collect()
+    }
+}
+
+/// Vertices reachable from `roots`, each after every vertex computed from it (reverse
+/// post-order, iteratively so deep graphs do not exhaust the stack).
+fn topological(roots: &[Tensor]) -> Vec<Vertex> {
     let mut seen = HashSet::new();
     let mut post = Vec::new();
-    let mut stack: Vec<(Tensor, bool)> = roots.iter().rev().map(|r| (r.clone(), false)).collect();
-    while let Some((t, expanded)) = stack.pop() {
+    let mut stack: Vec<(Vertex, bool)> =
+        roots.iter().rev().map(|r| (Vertex::of(r), false)).collect();
+    while let Some((v, expanded)) = stack.pop() {
         if expanded {
-            post.push(t);
+            post.push(v);
             continue;
         }
-        if !seen.insert(t.id()) {
+        if !seen.insert(v.key()) {
             continue;
         }
-        stack.push((t.clone(), true));
-        if let Some(node) = t.grad_fn() {
-            for input in node.inputs.iter().rev() {
-                if let Operand::Tensor(i) = input
-                    && i.requires_grad()
-                    && !seen.contains(&i.id())
-                {
-                    stack.push((i.clone(), false));
-                }
+        stack.push((v.clone(), true));
+        for (_, i) in v.inputs().into_iter().rev() {
+            if !seen.contains(&i.key()) {
+                stack.push((i, false));
             }
         }
     }
@@ -131,7 +193,7 @@ fn topological(roots: &[Tensor]) -> Vec<Tensor> {
     post
 }
 
-fn accumulate(map: &mut HashMap<u64, Tensor>, id: u64, g: Tensor) -> Result<()> {
+fn accumulate(map: &mut HashMap<Key, Tensor>, id: Key, g: Tensor) -> Result<()> {
     let total = match map.remove(&id) {
         Some(old) => old.add(&g)?,
         None => g,
@@ -163,43 +225,47 @@ fn walk(
     let mut grads = HashMap::new();
     for (i, root) in roots.iter().enumerate() {
         let g = root_gradient(root, root_grads.get(i).and_then(Option::as_ref), i)?;
-        accumulate(&mut grads, root.id(), g)?;
+        accumulate(&mut grads, Vertex::of(root).key(), g)?;
     }
     let wanted: Option<HashSet<u64>> = capture.map(|ts| ts.iter().map(Tensor::id).collect());
     let mut captured = HashMap::new();
     set_grad_enabled(create_graph, || -> Result<()> {
-        for t in topological(roots) {
-            let Some(mut g) = grads.remove(&t.id()) else {
+        for v in topological(roots) {
+            let Some(mut g) = grads.remove(&v.key()) else {
                 continue;
             };
-            for hook in t.hooks() {
-                if let Some(replaced) = hook(&g)? {
-                    g = replaced;
+            let t = &v.tensor;
+            let current = v.current();
+            if current {
+                for hook in t.hooks() {
+                    if let Some(replaced) = hook(&g)? {
+                        g = replaced;
+                    }
                 }
             }
-            if let Some(w) = &wanted
+            if current
+                && let Some(w) = &wanted
                 && w.contains(&t.id())
             {
                 captured.insert(t.id(), g.clone());
             }
-            let Some(node) = t.grad_fn() else {
+            let Some(node) = &v.node else {
                 if wanted.is_none() {
-                    accumulate_into_grad(&t, &g, create_graph)?;
+                    accumulate_into_grad(t, &g, create_graph)?;
                 }
                 continue;
             };
-            if wanted.is_none() && t.retains_grad() {
-                accumulate_into_grad(&t, &g, create_graph)?;
+            if current && wanted.is_none() && t.retains_grad() {
+                accumulate_into_grad(t, &g, create_graph)?;
             }
-            let input_grads = derivative(&node, &g)?;
+            let input_grads = derivative(node, &g)?;
             if !retain_graph {
                 node.free_saved();
             }
-            for (input, ig) in node.inputs.iter().zip(input_grads) {
-                if let (Operand::Tensor(i), Some(ig)) = (input, ig)
-                    && i.requires_grad()
-                {
-                    accumulate(&mut grads, i.id(), ig)?;
+            let targets = v.inputs();
+            for (k, ig) in input_grads.into_iter().enumerate() {
+                if let (Some(ig), Some((_, to))) = (ig, targets.iter().find(|(i, _)| *i == k)) {
+                    accumulate(&mut grads, to.key(), ig)?;
                 }
             }
         }

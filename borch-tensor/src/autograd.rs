@@ -229,6 +229,14 @@ pub struct Node {
     pub inputs: Vec<Operand>,
     output: Tensor,
     freed: AtomicBool,
+    /// The version of each tensor input's storage when the op ran (0 for scalars), and the
+    /// output's: a derivative reading a value changed since fails (torch's version counter).
+    versions: Vec<u64>,
+    output_version: u64,
+    /// Each tensor input's node when the op ran (None for leaves and scalars): the graph's
+    /// edges. An in-place op gives its tensor a new node later; this op's gradient still goes
+    /// to the history it read, as in torch.
+    pub input_nodes: Vec<Option<Arc<Node>>>,
 }
 
 pub const FREED_MESSAGE: &str = "Trying to backward through the graph a second time (or \
@@ -241,10 +249,31 @@ impl Node {
     /// The output's values (an alias without autograd state).
     pub fn output(&self) -> Result<&Tensor> {
         self.check_saved()?;
+        crate::inplace::check_version(&self.output, self.output_version, || {
+            format!(", which is output 0 of {},", self.torch_name())
+        })?;
         Ok(&self.output)
+    }
+    /// torch's name of this node's function in messages (`Add`, `ClampMin`).
+    pub fn torch_name(&self) -> String {
+        crate::inplace::torch_node_name(&self.op.name())
     }
     /// Input `i`'s values, as a tensor without autograd state.
     pub fn saved_input(&self, i: usize) -> Result<Tensor> {
+        self.check_saved()?;
+        match &self.inputs[i] {
+            Operand::Tensor(t) => {
+                crate::inplace::check_version(t, self.versions[i], || match t.grad_fn() {
+                    Some(n) => format!(", which is output 0 of {},", n.torch_name()),
+                    None => String::new(),
+                })?;
+                Ok(t.detach())
+            }
+            Operand::Scalar(_) => runtime("internal: saved input is a scalar"),
+        }
+    }
+    /// Input `i` for its shape and layout only (no version check: its values are not read).
+    pub fn saved_layout(&self, i: usize) -> Result<Tensor> {
         self.check_saved()?;
         match &self.inputs[i] {
             Operand::Tensor(t) => Ok(t.detach()),
@@ -306,11 +335,28 @@ pub fn record(op: Op, inputs: &[Operand], output: Tensor) -> Tensor {
     if !needs || output.dtype() != DType::Float32 {
         return output;
     }
+    let versions = inputs
+        .iter()
+        .map(|i| match i {
+            Operand::Tensor(t) => t.version(),
+            Operand::Scalar(_) => 0,
+        })
+        .collect();
+    let input_nodes = inputs
+        .iter()
+        .map(|i| match i {
+            Operand::Tensor(t) => t.grad_fn(),
+            Operand::Scalar(_) => None,
+        })
+        .collect();
     let node = Arc::new(Node {
         op,
+        input_nodes,
         inputs: inputs.to_vec(),
+        output_version: output.version(),
         output: output.detach(),
         freed: AtomicBool::new(false),
+        versions,
     });
     {
         let mut meta = output.autograd();
@@ -442,22 +488,40 @@ impl Tensor {
         self.with_layout(self.layout().clone())
     }
 
-    /// Refuse an in-place write into a tensor autograd is tracking (torch allows some; borch
-    /// refuses rather than compute wrong gradients).
+    /// torch's checks before an in-place write into a tensor autograd tracks: a leaf that
+    /// requires grad, or a view of one, is refused with torch's message; a view of a computed
+    /// tensor is refused as borch does not rebase views (torch's CopySlices).
     pub(crate) fn check_inplace(&self) -> Result<()> {
-        if !is_grad_enabled() {
+        if !is_grad_enabled() || !self.requires_grad() {
             return Ok(());
         }
-        let meta = self.autograd();
-        if meta.requires_grad && meta.node.is_none() {
+        let Some(node) = self.grad_fn() else {
             return runtime(
                 "a leaf Variable that requires grad is being used in an in-place operation.",
             );
+        };
+        let mut node = node;
+        let mut viewed = false;
+        while let Op::View(_) = node.op {
+            viewed = true;
+            let Some(Operand::Tensor(base)) = node.inputs.first() else {
+                break;
+            };
+            match base.grad_fn() {
+                Some(n) => node = n,
+                None => {
+                    return runtime(
+                        "a view of a leaf Variable that requires grad is being used in an \
+                         in-place operation.",
+                    );
+                }
+            }
         }
-        if meta.requires_grad {
+        if viewed {
             return Err(BorchError::NotImplemented(
-                "in-place operations on tensors that are part of an autograd graph are not \
-                 supported by borch yet; use the out-of-place op"
+                "an in-place operation on a view of a tensor that requires grad is not supported \
+                 by borch (torch rebases the view's base, CopySlices): clone() the view first or \
+                 use the out-of-place op"
                     .into(),
             ));
         }

@@ -7,6 +7,7 @@ mod dtype;
 mod error;
 pub mod format;
 mod host;
+mod inplace;
 mod kernels;
 mod layout;
 pub mod ops;

@@ -59,6 +59,7 @@ impl Storage {
             buffer: Mutex::new(Some(buffer)),
             device,
             owner: AtomicU64::new(UNSCOPED),
+            version: AtomicU64::new(0),
         });
         let _ = STACK.try_with(|stack| {
             if let Some(frame) = stack.borrow_mut().last_mut() {

@@ -15,6 +15,8 @@ pub(crate) struct Storage {
     pub device: Device,
     /// The scope that releases it, or none, or never (`scope.rs`).
     pub owner: AtomicU64,
+    /// torch's version counter: bumped by every in-place write, shared by views.
+    pub version: AtomicU64,
 }
 
 /// A tensor: shared storage seen through a layout, with a dtype. Cloning is cheap (an `Arc`), and

@@ -19,6 +19,8 @@ FAMILIES.append(matmul)
 FAMILIES.append(nn)
 from families import conv  # noqa: E402
 FAMILIES.append(conv)
+from families import inplace, indexing, linalg, stats, factories  # noqa: E402
+FAMILIES.extend([inplace, indexing, linalg, stats, factories])
 
 
 def main():

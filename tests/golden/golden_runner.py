@@ -176,18 +176,30 @@ class Runner:
         optional_values = values[len(values) - len(present):] if present else []
         if present:
             values = values[: len(values) - len(present)]
+        # input_refs: an arg {"input": k} is input k, which is then passed only there.
+        refs = set()
+
+        def arg(v):
+            if isinstance(v, dict) and "input" in v:
+                refs.add(v["input"])
+                return values[v["input"]]
+            if isinstance(v, list):
+                return [arg(x) for x in v]
+            return arg_value(v)
+
         named_positional = b.get("positional") or []
-        positional = [arg_value(c["args"][n]) for n in named_positional]
+        positional = [arg(c["args"][n]) for n in named_positional]
         keywords = {}
         for n, v in c["args"].items():
             if n == "seed" or n in flags or n in named_positional:
                 continue
-            keywords[(b.get("rename") or {}).get(n, n)] = arg_value(v)
+            keywords[(b.get("rename") or {}).get(n, n)] = arg(v)
         keywords.update(b.get("fixed") or {})
+        values = [v for i, v in enumerate(values) if i not in refs]
         self_tensor = None
         inputs = b.get("inputs")
         if inputs == "list":
-            positional.insert(0, list(values))
+            positional.insert(len(positional) if b.get("args_first") else 0, list(values))
         elif isinstance(inputs, list):
             for name, v in zip(inputs, values):
                 if name == "self":

@@ -96,6 +96,10 @@ impl Saved<'_> {
             None => Operand::Tensor(self.input(i)?),
         })
     }
+    /// Whether input `i` is a tensor that requires grad.
+    fn needs(&self, i: usize) -> bool {
+        matches!(&self.node.inputs[i], Operand::Tensor(t) if t.requires_grad())
+    }
     fn out(&self) -> Result<Tensor> {
         self.node.output().cloned()
     }
@@ -188,7 +192,12 @@ pub fn derivative(
         )],
         "add" => vec![Some(g.clone()), Some(g.mul(params[0])?)],
         "sub" => vec![Some(g.clone()), Some(g.mul(-params[0])?)],
-        "mul" => vec![Some(g.mul(s.operand(1)?)?), Some(g.mul(s.operand(0)?)?)],
+        // Each side reads the other only when it needs a gradient (torch saves no more), so
+        // an in-place write to an operand that needs none is no error.
+        "mul" => vec![
+            s.needs(0).then(|| g.mul(s.operand(1)?)).transpose()?,
+            s.needs(1).then(|| g.mul(s.operand(0)?)).transpose()?,
+        ],
         "div" => {
             let b = s.operand(1)?;
             let ga = g.div(b.clone())?;

@@ -17,6 +17,16 @@ fn needs(node: &Node, i: usize) -> bool {
     matches!(node.inputs.get(i), Some(Operand::Tensor(t)) if t.requires_grad())
 }
 
+/// Input `i`'s values when input `other` needs a gradient (which reads them, with the version
+/// check); else only its layout is used, so an in-place write to it since is no error.
+fn read(node: &Node, i: usize, other: usize) -> Result<Tensor> {
+    if needs(node, other) {
+        node.saved_input(i)
+    } else {
+        node.saved_layout(i)
+    }
+}
+
 /// A matrix stored column-major: the transpose of a contiguous matrix (e.g. `weight.t()`).
 fn column_major(m: &Tensor) -> bool {
     let (s, st) = (m.shape(), m.stride());
@@ -46,21 +56,21 @@ fn mat2_grad(g: &Tensor, a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn derivative(op: &MatmulOp, node: &Node, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
     match op {
         MatmulOp::Mm => {
-            let (a, b) = (node.saved_input(0)?, node.saved_input(1)?);
+            let (a, b) = (read(node, 0, 1)?, read(node, 1, 0)?);
             Ok(vec![
                 needs(node, 0).then(|| mat1_grad(g, &a, &b)).transpose()?,
                 needs(node, 1).then(|| mat2_grad(g, &a, &b)).transpose()?,
             ])
         }
         MatmulOp::Bmm => {
-            let (a, b) = (node.saved_input(0)?, node.saved_input(1)?);
+            let (a, b) = (read(node, 0, 1)?, read(node, 1, 0)?);
             Ok(vec![
                 needs(node, 0).then(|| g.matmul(&b.mt()?)).transpose()?,
                 needs(node, 1).then(|| a.mt()?.matmul(g)).transpose()?,
             ])
         }
         MatmulOp::Addmm { beta, alpha } => {
-            let (m1, m2) = (node.saved_input(1)?, node.saved_input(2)?);
+            let (m1, m2) = (read(node, 1, 2)?, read(node, 2, 1)?);
             Ok(vec![
                 needs(node, 0)
                     .then(|| scaled(g.clone(), *beta))

@@ -206,10 +206,17 @@ impl Bindings {
             .collect();
         present.sort_by_key(|param| param_position(name, form, namespace, param));
         let optional_values = values.split_off(values.len().saturating_sub(present.len()));
+        // input_refs: an arg {"input": k} is input k, which is then passed only there.
+        let mut refs = Vec::new();
+        let all = values.clone();
         let named_positional = b.get("positional").map(str_list).unwrap_or_default();
         let mut positional: Vec<Value> = named_positional
             .iter()
-            .map(|n| c.args.get(*n).map_or(Value::None, value))
+            .map(|n| {
+                c.args
+                    .get(*n)
+                    .map_or(Value::None, |v| resolve(v, &all, &mut refs))
+            })
             .collect();
         let rename = b.get("rename").and_then(Json::as_object);
         let mut keywords = Keywords::default();
@@ -221,8 +228,14 @@ impl Bindings {
                 continue;
             }
             let to = rename.and_then(|r| r.get(name)).and_then(Json::as_str);
-            keywords.set(to.unwrap_or(name.as_str()), value(v));
+            keywords.set(to.unwrap_or(name.as_str()), resolve(v, &all, &mut refs));
         }
+        let values: Vec<Value> = values
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !refs.contains(i))
+            .map(|(_, v)| v)
+            .collect();
         for (name, v) in b
             .get("fixed")
             .and_then(Json::as_object)
@@ -236,7 +249,14 @@ impl Bindings {
         }
         let mut this = None;
         match b.get("inputs") {
-            Some(Json::String(s)) if s == "list" => positional.insert(0, Value::List(values)),
+            Some(Json::String(s)) if s == "list" => {
+                let at = if b.get("args_first") == Some(&Json::Bool(true)) {
+                    positional.len()
+                } else {
+                    0
+                };
+                positional.insert(at, Value::List(values))
+            }
             Some(Json::Array(names)) => {
                 for (name, v) in names.iter().zip(values) {
                     match name.as_str().unwrap_or_default() {
@@ -308,6 +328,19 @@ impl Bindings {
             )?)?);
         }
         Ok(out)
+    }
+}
+
+/// An arg as a catalog value, `{"input": k}` being input k (recorded in `refs`).
+fn resolve(v: &Json, inputs: &[Value], refs: &mut Vec<usize>) -> Value {
+    match v {
+        Json::Object(o) if o.contains_key("input") => {
+            let k = o["input"].as_u64().unwrap_or(0) as usize;
+            refs.push(k);
+            inputs.get(k).cloned().unwrap_or(Value::None)
+        }
+        Json::Array(items) => Value::List(items.iter().map(|i| resolve(i, inputs, refs)).collect()),
+        other => value(other),
     }
 }
 

@@ -36,12 +36,18 @@ fn gather_varargs(params: &[Param], mut positional: Vec<Value>) -> Vec<Value> {
     let Some(k) = params.iter().position(|p| p.varargs) else {
         return positional;
     };
+    // `*operands: Tensors` (einsum): a run of one or more tensors becomes the list.
+    let tensors = params[k].kind == Kind::Tensors;
     let run = positional
         .iter()
         .skip(k)
-        .take_while(|v| matches!(v, Value::Int(_)))
+        .take_while(|v| match v {
+            Value::Tensor(_) => tensors,
+            Value::Int(_) => !tensors,
+            _ => false,
+        })
         .count();
-    if run >= 2 {
+    if run >= 2 || (tensors && run == 1) {
         let list: Vec<Value> = positional.drain(k..k + run).collect();
         positional.insert(k, Value::List(list));
     }

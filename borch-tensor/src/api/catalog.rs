@@ -36,6 +36,8 @@ pub fn entries() -> &'static [Entry] {
         let mut all = from_table();
         all.extend(listed());
         all.extend(super::windows::listed());
+        all.extend(super::inplace::listed());
+        all.extend(super::more::listed());
         all
     })
 }
@@ -117,6 +119,44 @@ fn factory(a: &Args, t: Result<Tensor>) -> Result<Value> {
         t.set_requires_grad(true)?;
     }
     Ok(t.into())
+}
+
+/// `t` converted to `dtype=` when one is given.
+fn cast(t: Result<Tensor>, dtype: Option<crate::DType>) -> Result<Tensor> {
+    match dtype {
+        Some(d) => t?.to_dtype(d),
+        None => t,
+    }
+}
+
+/// A `*_like` factory: `input`'s shape with `dtype=` or `input`'s dtype.
+fn like(a: &Args, f: fn(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
+    let t = a.tensor(0)?;
+    match a.dtype(1)? {
+        Some(d) if d != t.dtype() => f(&creation::empty(t.shape(), d)?),
+        _ => f(&t),
+    }
+}
+
+/// torch's kernel message for a dtype its kernel lacks: `"arange_cpu" not implemented for 'Bool'`.
+fn refuse_bool(dtype: Option<crate::DType>, kernel: &str) -> Result<()> {
+    match dtype {
+        Some(crate::DType::Bool) => Err(BorchError::NotImplemented(format!(
+            "\"{kernel}\" not implemented for 'Bool'"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Random float draws refuse integer and bool dtypes as torch's kernels do.
+fn refuse_int(dtype: Option<crate::DType>, kernel: &str) -> Result<()> {
+    match dtype {
+        Some(d) if d != crate::DType::Float32 => Err(BorchError::NotImplemented(format!(
+            "\"{kernel}\" not implemented for '{}'",
+            d.scalar_type_name()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn this(a: &Args, r: Result<()>) -> Result<Value> {
@@ -318,32 +358,87 @@ fn listed() -> Vec<Entry> {
             |a| factory(a, creation::empty(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
         entry(Func, "full", "size: Ints, fill_value: Scalar, dtype: DType = None, requires_grad: Bool = False", T,
             |a| factory(a, creation::full(&a.sizes(0)?, a.scalar(1)?, a.dtype(2)?))),
-        entry(Func, "arange", "start: Scalar, end: Scalar = None, step: Scalar = 1, requires_grad: Bool = False", T, |a| match a.get(1) {
-            Value::None => factory(a, creation::arange_to(a.scalar(0)?)),
-            _ => factory(a, creation::arange(a.scalar(0)?, a.scalar(1)?, a.scalar(2)?)),
+        entry(Func, "arange", "start: Scalar, end: Scalar = None, step: Scalar = 1, dtype: DType = None, requires_grad: Bool = False", T, |a| {
+            refuse_bool(a.dtype(3)?, "arange_cpu")?;
+            let (start, end, step) = match a.get(1) {
+                Value::None => (crate::Scalar::Int(0), a.scalar(0)?, crate::Scalar::Int(1)),
+                _ => (a.scalar(0)?, a.scalar(1)?, a.scalar(2)?),
+            };
+            match a.dtype(3)? {
+                // torch counts the elements in double, then steps in int64 from the truncated
+                // start by the truncated step.
+                Some(crate::DType::Int64) => {
+                    let n = creation::arange(start.to_f64(), end.to_f64(), step.to_f64())?.numel() as i64;
+                    let (s0, st) = (start.to_f64() as i64, step.to_f64() as i64);
+                    factory(a, creation::arange(0, n, 1).and_then(|i| i.mul(st)?.add(s0)))
+                }
+                d => factory(a, cast(creation::arange(start, end, step), d)),
+            }
         }),
-        entry(Func, "linspace", "start: Float, end: Float, steps: Int, requires_grad: Bool = False", T,
-            |a| factory(a, creation::linspace(a.f64(0)?, a.f64(1)?, a.usize(2)?))),
-        entry(Func, "eye", "n: Int, m: Int = None, requires_grad: Bool = False", T, |a| {
+        entry(Func, "linspace", "start: Float, end: Float, steps: Int, dtype: DType = None, requires_grad: Bool = False", T, |a| {
+            refuse_bool(a.dtype(3)?, "linspace_cpu")?;
+            factory(a, cast(creation::linspace(a.f64(0)?, a.f64(1)?, a.usize(2)?), a.dtype(3)?))
+        }),
+        entry(Func, "eye", "n: Int, m: Int = None, dtype: DType = None, requires_grad: Bool = False", T, |a| {
             let m = a.opt_int(1)?.map(|_| a.usize(1)).transpose()?;
-            factory(a, creation::eye(a.usize(0)?, m))
+            factory(a, cast(creation::eye(a.usize(0)?, m), a.dtype(2)?))
         }),
-        entry(Func, "zeros_like", "input: Tensor, requires_grad: Bool = False", T, |a| factory(a, a.tensor(0)?.zeros_like())),
-        entry(Func, "ones_like", "input: Tensor, requires_grad: Bool = False", T, |a| factory(a, a.tensor(0)?.ones_like())),
-        entry(Func, "empty_like", "input: Tensor, requires_grad: Bool = False", T, |a| factory(a, a.tensor(0)?.empty_like())),
-        entry(Func, "full_like", "input: Tensor, fill_value: Scalar, requires_grad: Bool = False", T,
-            |a| factory(a, a.tensor(0)?.full_like(a.scalar(1)?))),
-        entry(Func, "rand", "*size: Ints, requires_grad: Bool = False", T, |a| factory(a, random::rand(&a.sizes(0)?, None))),
-        entry(Func, "randn", "*size: Ints, requires_grad: Bool = False", T, |a| factory(a, random::randn(&a.sizes(0)?, None))),
-        entry(Func, "randint", "low: Int, high: Int, size: Ints, requires_grad: Bool = False", T,
-            |a| factory(a, random::randint(a.i64(0)?, a.i64(1)?, &a.sizes(2)?, None))),
-        entry(Func, "randperm", "n: Int, requires_grad: Bool = False", T, |a| factory(a, random::randperm(a.usize(0)?, None))),
-        entry(Func, "normal", "mean: Float, std: Float, size: Ints, requires_grad: Bool = False", T,
-            |a| factory(a, random::normal(a.f64(0)?, a.f64(1)?, &a.sizes(2)?, None))),
-        entry(Func, "rand_like", "input: Tensor, requires_grad: Bool = False", T, |a| factory(a, a.tensor(0)?.rand_like(None))),
-        entry(Func, "randn_like", "input: Tensor, requires_grad: Bool = False", T, |a| factory(a, a.tensor(0)?.randn_like(None))),
-        entry(Func, "randint_like", "input: Tensor, low: Int, high: Int, requires_grad: Bool = False", T,
-            |a| factory(a, a.tensor(0)?.randint_like(a.i64(1)?, a.i64(2)?, None))),
+        entry(Func, "zeros_like", "input: Tensor, dtype: DType = None, requires_grad: Bool = False", T,
+            |a| factory(a, like(a, |t| t.zeros_like()))),
+        entry(Func, "ones_like", "input: Tensor, dtype: DType = None, requires_grad: Bool = False", T,
+            |a| factory(a, like(a, |t| t.ones_like()))),
+        entry(Func, "empty_like", "input: Tensor, dtype: DType = None, requires_grad: Bool = False", T,
+            |a| factory(a, like(a, |t| t.empty_like()))),
+        entry(Func, "full_like", "input: Tensor, fill_value: Scalar, dtype: DType = None, requires_grad: Bool = False", T, |a| {
+            let t = a.tensor(0)?;
+            let d = a.dtype(2)?.unwrap_or(t.dtype());
+            factory(a, creation::full(t.shape(), a.scalar(1)?, Some(d)))
+        }),
+        entry(Func, "rand", "*size: Ints, dtype: DType = None, requires_grad: Bool = False", T, |a| {
+            refuse_int(a.dtype(1)?, "check_uniform_bounds")?;
+            factory(a, random::rand(&a.sizes(0)?, None))
+        }),
+        entry(Func, "randn", "*size: Ints, dtype: DType = None, requires_grad: Bool = False", T, |a| {
+            refuse_int(a.dtype(1)?, "normal_kernel_cpu")?;
+            factory(a, random::randn(&a.sizes(0)?, None))
+        }),
+        entry(Func, "randint", "low: Int, high: Int, size: Ints, dtype: DType = None, requires_grad: Bool = False", T, |a| {
+            let (low, high) = (a.i64(0)?, a.i64(1)?);
+            if a.dtype(3)? == Some(crate::DType::Bool) {
+                if !(0..=1).contains(&low) {
+                    return Err(BorchError::Runtime("from is out of bounds for bool".into()));
+                }
+                if !(0..=1).contains(&(high - 1)) {
+                    return Err(BorchError::Runtime("to - 1 is out of bounds for bool".into()));
+                }
+            }
+            factory(a, cast(random::randint(low, high, &a.sizes(2)?, None), a.dtype(3)?))
+        }),
+        entry(Func, "randperm", "n: Int, dtype: DType = None, requires_grad: Bool = False", T, |a| {
+            refuse_bool(a.dtype(1)?, "randperm")?;
+            factory(a, cast(random::randperm(a.usize(0)?, None), a.dtype(1)?))
+        }),
+        entry(Func, "normal", "mean: Float, std: Float, size: Ints, dtype: DType = None, requires_grad: Bool = False", T, |a| {
+            refuse_int(a.dtype(3)?, "normal_kernel_cpu")?;
+            factory(a, random::normal(a.f64(0)?, a.f64(1)?, &a.sizes(2)?, None))
+        }),
+        entry(Func, "rand_like", "input: Tensor, dtype: DType = None, requires_grad: Bool = False", T, |a| {
+            let t = a.tensor(0)?;
+            let d = a.dtype(1)?.unwrap_or(t.dtype());
+            refuse_int(Some(d), "check_uniform_bounds")?;
+            factory(a, creation::empty(t.shape(), d)?.rand_like(None))
+        }),
+        entry(Func, "randn_like", "input: Tensor, dtype: DType = None, requires_grad: Bool = False", T, |a| {
+            let t = a.tensor(0)?;
+            let d = a.dtype(1)?.unwrap_or(t.dtype());
+            refuse_int(Some(d), "normal_kernel_cpu")?;
+            factory(a, creation::empty(t.shape(), d)?.randn_like(None))
+        }),
+        entry(Func, "randint_like", "input: Tensor, low: Int, high: Int, dtype: DType = None, requires_grad: Bool = False", T, |a| {
+            let t = a.tensor(0)?;
+            let d = a.dtype(3)?.unwrap_or(t.dtype());
+            factory(a, creation::empty(t.shape(), d)?.randint_like(a.i64(1)?, a.i64(2)?, None))
+        }),
     ]
 }
 
@@ -356,7 +451,7 @@ fn saturate(n: i64) -> isize {
 /// The items of a subscript (`t[1:, None, ..., 0]`), encoded by the binding as a list: an int
 /// (select), None (a new dim), the string "..." (ellipsis), a list `[start, stop, step]` whose
 /// entries may be None (a slice), or a Tensor (an index tensor or a boolean mask).
-fn indices(a: &Args, i: usize) -> Result<Vec<crate::ops::indexing::Index>> {
+pub(super) fn indices(a: &Args, i: usize) -> Result<Vec<crate::ops::indexing::Index>> {
     use crate::ops::indexing::Index;
     let item = |v: &Value| -> Result<Index> {
         let opt = |v: Option<&Value>| match v {

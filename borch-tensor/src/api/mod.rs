@@ -5,6 +5,8 @@
 mod args;
 mod catalog;
 mod data;
+mod inplace;
+mod more;
 mod signature;
 mod value;
 mod windows;
@@ -51,6 +53,7 @@ pub fn call_in(
     let args = bind(entry, positional, keywords)?.called_as_method(method);
     match entry.call {
         Call::Map(op) => catalog::run_map(op, &args),
+        Call::MapInPlace(op) => inplace::run_map_inplace(op, &args),
         Call::Fn(body) => body(&args),
     }
 }

@@ -91,6 +91,8 @@ pub enum Returns {
 pub enum Call {
     /// An elementwise op of the table, operands first, then its scalar parameters.
     Map(&'static MapOp),
+    /// The op's in-place form (`add_`): `self` is written and returned.
+    MapInPlace(&'static MapOp),
     Fn(fn(&Args) -> Result<Value>),
 }
 

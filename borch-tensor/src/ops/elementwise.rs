@@ -97,7 +97,6 @@ pub fn apply_into(
     operands: &[Operand],
     params: &[f64],
 ) -> Result<Tensor> {
-    target.check_inplace()?;
     if let Some(check) = op.check {
         check(operands, params)?;
     }
@@ -414,50 +413,6 @@ impl Tensor {
         }
     }
 
-    /// torch's `copy_(src)`: write `src` (broadcast, converted) into this tensor's elements.
-    pub fn copy_(&self, src: &Tensor) -> Result<()> {
-        self.check_inplace()?;
-        let compute = if self.dtype() == DType::Float32 || src.dtype() == DType::Float32 {
-            DType::Float32
-        } else {
-            DType::Int64
-        };
-        let spec = MapSpec {
-            expr: "a",
-            compute,
-            result_bool: false,
-            out_dtype: self.dtype(),
-            extras: &[],
-        };
-        map(&spec, &[t(src)], Dest::Into(self))?;
-        Ok(())
-    }
-
-    /// torch's `fill_(value)`.
-    pub fn fill_(&self, value: impl Into<Scalar>) -> Result<()> {
-        self.check_inplace()?;
-        let value = value.into();
-        let compute = if self.dtype() == DType::Float32 {
-            DType::Float32
-        } else {
-            DType::Int64
-        };
-        let spec = MapSpec {
-            expr: "a",
-            compute,
-            result_bool: false,
-            out_dtype: self.dtype(),
-            extras: &[],
-        };
-        map(&spec, &[Operand::Scalar(value)], Dest::Into(self))?;
-        Ok(())
-    }
-
-    /// torch's `zero_()`.
-    pub fn zero_(&self) -> Result<()> {
-        self.fill_(0)
-    }
-
     /// Apply an elementwise op of the table by torch's name (for bindings).
     pub fn elementwise(name: &str, operands: &[Operand], params: &[f64]) -> Result<Tensor> {
         let op = table::find(name).ok_or_else(|| {
@@ -471,10 +426,7 @@ impl Tensor {
         let op = table::find(name).ok_or_else(|| {
             BorchError::NotImplemented(format!("borch has no elementwise op '{name}_'"))
         })?;
-        let mut operands = vec![t(self)];
-        operands.extend_from_slice(others);
-        apply_into(self, op, &operands, params)?;
-        Ok(())
+        self.map_(op, others, params)
     }
 }
 

@@ -1,7 +1,8 @@
 //! Python subscripts (`t[1:, ::2]`, `t[0]`, `t[..., None]`, `t[idx]`) interpreted once, here, for
 //! every binding: each item becomes the view op torch uses for it (select, slice, unsqueeze) or
-//! `index_select` for a 1-D integer tensor. A boolean mask's result has a data-dependent shape,
-//! which a browser cannot read back inside a synchronous call: it raises NotImplementedError.
+//! `index_select` for an integer tensor (index tensors over the leading dims are combined into
+//! one linear index). A boolean mask's result has a data-dependent shape: native targets read the
+//! mask back; a browser cannot inside a synchronous call, and raises NotImplementedError.
 
 use crate::dtype::DType;
 use crate::error::{Result, index_err, not_impl};
@@ -32,23 +33,55 @@ pub fn index(t: &Tensor, items: &[Index]) -> Result<Tensor> {
     {
         return index_err("an index can only have a single ellipsis ('...')");
     }
+    let tensors = items
+        .iter()
+        .filter(|i| matches!(i, Index::Tensor(_)))
+        .count();
+    if let [Index::Tensor(mask)] = items
+        && mask.dtype() == DType::Bool
+    {
+        return mask_index(t, mask);
+    }
     for i in items {
-        if let Index::Tensor(ix) = i {
-            if ix.dtype() == DType::Bool {
-                return not_impl(
-                    "boolean mask indexing (t[mask]): its result's shape depends on the mask's \
-                     values, which borch cannot read back inside a synchronous call; use \
-                     torch.where(mask, t, other) or masked_fill",
-                );
-            }
-            if ix.dim() != 1 {
-                return not_impl(format!(
-                    "indexing with a {}-d integer tensor: borch supports 1-d index tensors \
-                     (index_select) only",
-                    ix.dim()
-                ));
-            }
+        if let Index::Tensor(ix) = i
+            && ix.dtype() == DType::Bool
+        {
+            return not_impl(
+                "a boolean mask among other subscripts (t[mask, ...]): borch indexes with a \
+                 boolean mask alone (t[mask])",
+            );
         }
+    }
+    if tensors > 1 {
+        let lead: Vec<Tensor> = items
+            .iter()
+            .take_while(|i| matches!(i, Index::Tensor(_)))
+            .filter_map(|i| match i {
+                Index::Tensor(x) => Some(x.clone()),
+                _ => None,
+            })
+            .collect();
+        let tail_full = items[lead.len()..].iter().all(|i| {
+            matches!(
+                i,
+                Index::Ellipsis | Index::Slice(None, None, None | Some(1))
+            )
+        });
+        if lead.len() != tensors || !tail_full {
+            return not_impl(
+                "several index tensors mixed with other subscripts: borch indexes with index \
+                 tensors over the leading dims (followed by ':' or '...') only",
+            );
+        }
+        let (lin, b) = crate::ops::index_put::linear_index(t.shape(), &lead)?;
+        let rest = &t.shape()[lead.len()..];
+        let p: usize = t.shape()[..lead.len()].iter().product();
+        let mut rows = vec![p as isize];
+        rows.extend(rest.iter().map(|&d| d as isize));
+        let picked = t.reshape(&rows)?.index_select(0, &lin.reshape(&[-1])?)?;
+        let mut shape: Vec<isize> = b.iter().map(|&d| d as isize).collect();
+        shape.extend(rest.iter().map(|&d| d as isize));
+        return picked.reshape(&shape);
     }
     let consumed = items
         .iter()
@@ -97,11 +130,37 @@ pub fn index(t: &Tensor, items: &[Index]) -> Result<Tensor> {
                 src += skip;
             }
             Index::Tensor(ix) => {
-                out = out.index_select(d, ix)?;
-                d += 1;
+                // Python indexing wraps negative positions (index_select does not).
+                let size = t.shape()[src] as i64;
+                let flat = ix.reshape(&[-1])?;
+                let flat = flat.add(&flat.lt(0)?.to_dtype(DType::Int64)?.mul(size)?)?;
+                out = out.index_select(d, &flat)?;
+                let mut shape: Vec<isize> = out.shape().iter().map(|&s| s as isize).collect();
+                let at = d as usize;
+                shape.splice(at..at + 1, ix.shape().iter().map(|&s| s as isize));
+                out = out.reshape(&shape)?;
+                d += ix.dim() as isize;
                 src += 1;
             }
         }
     }
     Ok(out)
+}
+
+/// `t[mask]`: blocking on native targets; a browser cannot read the mask back inside a
+/// synchronous call.
+fn mask_index(t: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        t.mask_index_blocking(mask)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = (t, mask);
+        not_impl(
+            "boolean mask indexing (t[mask]): its result's shape depends on the mask's values, \
+             which borch cannot read back inside a synchronous call in a browser; use \
+             torch.where(mask, t, other) or masked_fill",
+        )
+    }
 }

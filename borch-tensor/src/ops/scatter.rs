@@ -40,12 +40,10 @@ fn unaliased(t: &Tensor, out: &Tensor) -> Result<Tensor> {
 }
 
 impl Tensor {
-    /// torch's `scatter_(dim, index, src)` with `src` a tensor or a value: for dim 0,
-    /// `self[index[i][j]][j] = src[i][j]` (or the value). Where indices repeat, one of the
-    /// values lands, unspecified which.
-    pub fn scatter_(&self, dim: isize, index: &Tensor, src: impl Into<Operand>) -> Result<()> {
+    /// `scatter_` written directly (no autograd; see `inplace_ops.rs`).
+    pub(crate) fn scatter_assign(&self, dim: isize, index: &Tensor, src: Operand) -> Result<()> {
         self.check_inplace()?;
-        self.scatter_impl(dim, index, src.into(), Mode::Assign)
+        self.scatter_impl(dim, index, src, Mode::Assign)
     }
 
     /// torch's `scatter(dim, index, src)`: `scatter_` on a copy of `self`.
@@ -64,9 +62,13 @@ impl Tensor {
         Ok(record(Op::Shape(op), &inputs, out))
     }
 
-    /// torch's `scatter_add_(dim, index, src)`: for dim 0, `self[index[i][j]][j] += src[i][j]`,
-    /// every repeat of an index adding.
-    pub fn scatter_add_(&self, dim: isize, index: &Tensor, src: &Tensor) -> Result<()> {
+    /// `scatter_add_` written directly (no autograd).
+    pub(crate) fn scatter_add_direct(
+        &self,
+        dim: isize,
+        index: &Tensor,
+        src: &Tensor,
+    ) -> Result<()> {
         self.check_inplace()?;
         self.scatter_impl(dim, index, Operand::Tensor(src.clone()), Mode::Add)
     }
@@ -159,10 +161,8 @@ impl Tensor {
         })
     }
 
-    /// torch's `index_add_(dim, index, source, alpha=alpha)`: for dim 0,
-    /// `self[index[i]] += alpha * source[i]`, every repeat of an index adding. For int64 `alpha`
-    /// is truncated to an integer, as torch does.
-    pub fn index_add_(
+    /// `index_add_` written directly (no autograd).
+    pub(crate) fn index_add_direct(
         &self,
         dim: isize,
         index: &Tensor,

@@ -187,22 +187,33 @@ function callOp(c, values) {
   for (const [flag, i] of detach) if (c.args[flag] === true) values[i] = values[i].detach();
   const present = optional.filter(([flag]) => c.args[flag] === true);
   const optionalValues = values.splice(values.length - present.length, present.length);
+  // input_refs: an arg {"input": k} is input k, which is then passed only there.
+  const refs = new Set();
+  const arg = (v) => {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof PyFloat) && 'input' in v) {
+      refs.add(v.input);
+      return values[v.input];
+    }
+    return Array.isArray(v) ? v.map(arg) : argValue(v);
+  };
   const keywords = {};
   const positional = [];
   for (const name of b.positional ?? []) {
-    positional.push(b.data_ints === 'integer' ? dataValue(c.args[name]) : argValue(c.args[name]));
+    positional.push(b.data_ints === 'integer' ? dataValue(c.args[name]) : arg(c.args[name]));
   }
   for (const [name, v] of Object.entries(c.args)) {
     if (name === 'seed' || flags.has(name) || (b.positional ?? []).includes(name)) continue;
-    keywords[b.rename?.[name] ?? name] = argValue(v);
+    keywords[b.rename?.[name] ?? name] = arg(v);
   }
+  values = values.filter((_, i) => !refs.has(i));
   Object.assign(keywords, b.fixed ?? {});
   present.forEach(([, param], i) => {
     keywords[param] = optionalValues[i];
   });
   let self;
   if (b.inputs === 'list') {
-    positional.unshift(values);
+    if (b.args_first) positional.push(values);
+    else positional.unshift(values);
   } else if (Array.isArray(b.inputs)) {
     b.inputs.forEach((name, i) => {
       if (name === 'self') self = values[i];

@@ -52,6 +52,12 @@ def apply_view(t, step):
         return t.reshape(*a[0])
     if op == "narrow":
         return t.narrow(a[0], a[1], a[2])
+    if op == "clone":
+        # A copy that is not a view: in-place ops on it are recorded (backward cases).
+        return t.clone()
+    if op.endswith("_"):
+        # An in-place method (a chain of in-place ops before the one a case tests).
+        return getattr(t, op)(*a)
     raise ValueError(f"unknown view step {op}")
 
 
