@@ -30,6 +30,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import norm_cases
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DTYPES = {torch.float32: "float32", torch.int64: "int64", torch.bool: "bool"}
 
@@ -482,7 +484,7 @@ def structure_cases():
                          ["loss", M("CrossEntropyLoss", weight=torch.ones(4))]]),
     ]
     out = []
-    for spec in specs:
+    for spec in specs + norm_cases.structure_specs(M):
         m = build(spec)
         out.append({
             "module": spec,
@@ -573,15 +575,25 @@ def main():
         "init": init_cases(),
         "init_fns": init_fn_cases(),
         "gains": gains(),
-        "forward": activation_cases() + layer_cases() + loss_cases(),
+        "forward": activation_cases() + layer_cases() + loss_cases()
+        + norm_cases.forward_cases(forward_case, M, inp),
+        "stats": norm_cases.stats_cases(build, M, enc),
         "structure": structure_cases(),
         "load_errors": load_error_cases(),
         "errors": error_cases(),
     }
     path = os.path.join(HERE, "cases.json")
+    # One case a line, so that a regeneration's diff is the size of what changed.
     with open(path, "w") as fh:
-        json.dump(cases, fh, separators=(",", ":"))
-        fh.write("\n")
+        fh.write("{")
+        for i, (key, value) in enumerate(cases.items()):
+            fh.write(",\n" if i else "\n")
+            if isinstance(value, list):
+                items = ",\n".join(json.dumps(v, separators=(",", ":")) for v in value)
+                fh.write(f"{json.dumps(key)}:[\n{items}\n]")
+            else:
+                fh.write(f"{json.dumps(key)}:{json.dumps(value)}")
+        fh.write("\n}\n")
     print(f"{path}: {len(cases['forward'])} forward, {len(cases['init'])} init, "
           f"{len(cases['init_fns'])} init fns, {len(cases['structure'])} structure, "
           f"{len(cases['load_errors'])} load, {len(cases['errors'])} error cases")

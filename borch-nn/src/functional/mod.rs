@@ -7,6 +7,10 @@ mod dropout;
 mod linear;
 mod loss;
 mod normalization;
+mod normalization_batch;
+mod padding;
+mod resample;
+mod fold;
 mod pointwise;
 mod sparse;
 
@@ -26,6 +30,12 @@ pub use loss::{
     smooth_l1_loss,
 };
 pub use normalization::{layer_norm, rms_norm};
+pub use normalization_batch::{
+    Momentum, batch_norm, group_norm, instance_norm, local_response_norm, normalize,
+};
+pub use padding::{PadMode, pad};
+pub use resample::{channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle};
+pub use fold::{Blocks, fold, unfold};
 pub use sparse::embedding;
 pub(crate) use sparse::padding_index;
 

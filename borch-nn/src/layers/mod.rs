@@ -8,6 +8,9 @@ mod embedding;
 mod linear;
 mod loss;
 mod normalization;
+mod normalization_batch;
+mod padding;
+mod resample;
 mod pooling;
 mod reshape;
 
@@ -25,6 +28,16 @@ pub use loss::{
     SmoothL1Loss,
 };
 pub use normalization::{LayerNorm, RMSNorm};
+pub use normalization_batch::{
+    BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d,
+    InstanceNorm3d, LocalResponseNorm,
+};
+pub use padding::{
+    CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
+    ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+    ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,
+};
+pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use pooling::{AdaptiveAvgPool2d, AvgPool2d, MaxPool2d};
 pub use reshape::{Flatten, Unflatten};
 
