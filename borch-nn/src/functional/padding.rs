@@ -98,23 +98,33 @@ pub fn pad(input: &Tensor, pad: &[isize], mode: &str, value: Option<f64>) -> Res
             continue;
         }
         let n = x.shape()[d] as isize;
-        let idx: Vec<i64> = (-l..n + r)
-            .map(|j| source(mode, j, n) as i64)
-            .collect();
+        let idx: Vec<i64> = if mode == PadMode::Circular {
+            // torch crops by the negative pads first, then wraps around what is left.
+            let (start, end) = (l.min(0).abs(), n - r.min(0).abs());
+            let m = end - start;
+            if m <= 0 && (l > 0 || r > 0) {
+                return runtime("Padding value causes wrapping around more than once.");
+            }
+            (-l.max(0)..m + r.max(0))
+                .map(|j| (start + j.rem_euclid(m.max(1))) as i64)
+                .collect()
+        } else {
+            (-l..n + r).map(|j| source(mode, j, n) as i64).collect()
+        };
         x = x.index_select(d as isize, &index_tensor(&idx)?)?;
     }
     Ok(x)
 }
 
-/// The input position that output position `j` (counted from the input's first element) reads.
+/// The input position that output position `j` (counted from the input's first element) reads
+/// when reflecting or replicating.
 fn source(mode: PadMode, j: isize, n: isize) -> isize {
     match mode {
         PadMode::Reflect => {
             let j = j.abs();
             if j >= n { 2 * (n - 1) - j } else { j }
         }
-        PadMode::Replicate => j.clamp(0, n - 1),
-        _ => j.rem_euclid(n),
+        _ => j.clamp(0, n - 1),
     }
 }
 
