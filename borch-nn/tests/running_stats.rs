@@ -38,7 +38,12 @@ fn run(case: &Json) -> Vec<String> {
         Ok(y) => out.extend(compare("eval output", &y, &eval["output"])),
         Err(e) => out.push(format!("eval failed: {e}")),
     }
-    let keys: Vec<String> = m.state_dict().keys().iter().map(|k| k.to_string()).collect();
+    let keys: Vec<String> = m
+        .state_dict()
+        .keys()
+        .iter()
+        .map(|k| k.to_string())
+        .collect();
     let want: Vec<&str> = case["state_dict"]
         .as_array()
         .unwrap()

@@ -48,13 +48,24 @@ fn opt_bool(a: &Args, i: usize) -> Result<Option<bool>> {
 
 fn interpolate(a: &Args, mode: &str, align: Option<bool>) -> Result<Value> {
     let size = a.opt_sizes(1)?;
-    ok(F::interpolate(&a.tensor(0)?, size.as_deref(), scale_factor(a, 2)?.as_deref(), mode, align,
-        None, false))
+    ok(F::interpolate(
+        &a.tensor(0)?,
+        size.as_deref(),
+        scale_factor(a, 2)?.as_deref(),
+        mode,
+        align,
+        None,
+        false,
+    ))
 }
 
 fn blocks(a: &Args, kernel: usize) -> Result<F::Blocks> {
-    F::Blocks::new(&a.sizes(kernel)?, &a.sizes(kernel + 1)?, &a.sizes(kernel + 2)?,
-        &a.sizes(kernel + 3)?)
+    F::Blocks::new(
+        &a.sizes(kernel)?,
+        &a.sizes(kernel + 1)?,
+        &a.sizes(kernel + 2)?,
+        &a.sizes(kernel + 3)?,
+    )
 }
 
 /// The entries.

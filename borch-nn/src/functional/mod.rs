@@ -4,14 +4,14 @@
 mod activation;
 mod cross_entropy;
 mod dropout;
+mod fold;
 mod linear;
 mod loss;
 mod normalization;
 mod normalization_batch;
 mod padding;
-mod resample;
-mod fold;
 mod pointwise;
+mod resample;
 mod sparse;
 
 pub use activation::{
@@ -24,6 +24,7 @@ pub use borch_tensor::{
 };
 pub use cross_entropy::{cross_entropy, nll_loss};
 pub use dropout::dropout;
+pub use fold::{Blocks, fold, unfold};
 pub use linear::{bilinear, linear};
 pub use loss::{
     binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, mse_loss,
@@ -35,7 +36,6 @@ pub use normalization_batch::{
 };
 pub use padding::{PadMode, pad};
 pub use resample::{channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle};
-pub use fold::{Blocks, fold, unfold};
 pub use sparse::embedding;
 pub(crate) use sparse::padding_index;
 

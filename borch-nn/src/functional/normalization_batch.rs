@@ -91,7 +91,8 @@ pub fn batch_norm(
 ) -> Result<Tensor> {
     let shape = input.shape().to_vec();
     if training {
-        let prod: usize = shape.first().copied().unwrap_or(1) * shape.iter().skip(2).product::<usize>();
+        let prod: usize =
+            shape.first().copied().unwrap_or(1) * shape.iter().skip(2).product::<usize>();
         if prod == 1 {
             return value_err(format!(
                 "Expected more than 1 value per channel when training, got input size {}",
@@ -123,7 +124,10 @@ pub fn batch_norm(
         let Some(rv) = running_var else {
             return runtime("running_var must be defined in evaluation mode");
         };
-        let (rm, rv) = (channel_view(&rm.detach(), dim)?, channel_view(&rv.detach(), dim)?);
+        let (rm, rv) = (
+            channel_view(&rm.detach(), dim)?,
+            channel_view(&rv.detach(), dim)?,
+        );
         input.sub(&rm)?.mul(&rv.add(eps)?.rsqrt()?)?
     };
     affine(normed, weight, bias, dim)
@@ -168,7 +172,10 @@ pub fn instance_norm(
         let var = input.var(Some(&dims), 0.0, true)?;
         if let (Some(rm), Some(rv)) = (running_mean, running_var) {
             let n = shape.iter().skip(2).product::<usize>() as f64;
-            let per = |t: &Tensor| t.reshape(&[shape[0] as isize, c as isize])?.mean(Some(&[0]), false);
+            let per = |t: &Tensor| {
+                t.reshape(&[shape[0] as isize, c as isize])?
+                    .mean(Some(&[0]), false)
+            };
             blend(rm, &per(&mean)?, Momentum::Value(momentum))?;
             let unbiased = var.mul(n / (n - 1.0).max(1.0))?;
             blend(rv, &per(&unbiased)?, Momentum::Value(momentum))?;

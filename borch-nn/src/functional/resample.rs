@@ -109,7 +109,14 @@ pub fn interpolate(
                         py_list(s)
                     ));
                 }
-                (Some(if s.len() == k { s.to_vec() } else { vec![s[0]; k] }), None)
+                (
+                    Some(if s.len() == k {
+                        s.to_vec()
+                    } else {
+                        vec![s[0]; k]
+                    }),
+                    None,
+                )
             }
             (None, Some(f)) => {
                 if f.len() != 1 && f.len() != k {
@@ -122,7 +129,14 @@ pub fn interpolate(
                         py_float_list(f)
                     ));
                 }
-                (None, Some(if f.len() == k { f.to_vec() } else { vec![f[0]; k] }))
+                (
+                    None,
+                    Some(if f.len() == k {
+                        f.to_vec()
+                    } else {
+                        vec![f[0]; k]
+                    }),
+                )
             }
             (None, None) => return value_err("either size or scale_factor should be defined"),
         };
@@ -134,7 +148,10 @@ pub fn interpolate(
         recompute = true;
     }
     if let Some(f) = &scales {
-        let computed = spatial.iter().zip(f).map(|(&n, &s)| (n as f64 * s).floor().max(0.0) as usize);
+        let computed = spatial
+            .iter()
+            .zip(f)
+            .map(|(&n, &s)| (n as f64 * s).floor().max(0.0) as usize);
         out_size = Some(computed.collect());
         if recompute {
             scales = None;
@@ -155,7 +172,11 @@ pub fn interpolate(
         let names = ["D", "H", "W"];
         let name = &names[3 - k..];
         let fmt = |v: &[usize]| -> String {
-            let p: Vec<String> = name.iter().zip(v).map(|(n, x)| format!("{n}: {x}")).collect();
+            let p: Vec<String> = name
+                .iter()
+                .zip(v)
+                .map(|(n, x)| format!("{n}: {x}"))
+                .collect();
             p.join(", ")
         };
         return runtime(format!(
@@ -212,7 +233,11 @@ fn nearest_indices(n: usize, o: usize, scale: Option<f64>, exact: bool) -> Vec<i
 /// torch's `area_pixel_compute_scale<float>`.
 fn area_scale(n: usize, o: usize, scale: Option<f64>, align: bool) -> f32 {
     if align {
-        if o > 1 { (n as f32 - 1.0) / (o as f32 - 1.0) } else { 0.0 }
+        if o > 1 {
+            (n as f32 - 1.0) / (o as f32 - 1.0)
+        } else {
+            0.0
+        }
     } else {
         scale_value(scale, n, o)
     }
@@ -298,7 +323,13 @@ pub fn pixel_shuffle(input: &Tensor, upscale_factor: usize) -> Result<Tensor> {
     }
     let batch = &s[..n - 3];
     let mut split = ishape(batch);
-    split.extend([(c / (r * r)) as isize, r as isize, r as isize, h as isize, w as isize]);
+    split.extend([
+        (c / (r * r)) as isize,
+        r as isize,
+        r as isize,
+        h as isize,
+        w as isize,
+    ]);
     let b = batch.len() as isize;
     let mut perm: Vec<isize> = (0..b).collect();
     perm.extend([b, b + 3, b + 1, b + 4, b + 2]);
@@ -330,7 +361,13 @@ pub fn pixel_unshuffle(input: &Tensor, downscale_factor: usize) -> Result<Tensor
     }
     let batch = &s[..n - 3];
     let mut split = ishape(batch);
-    split.extend([c as isize, (h / r) as isize, r as isize, (w / r) as isize, r as isize]);
+    split.extend([
+        c as isize,
+        (h / r) as isize,
+        r as isize,
+        (w / r) as isize,
+        r as isize,
+    ]);
     let b = batch.len() as isize;
     let mut perm: Vec<isize> = (0..b).collect();
     perm.extend([b, b + 2, b + 4, b + 1, b + 3]);

@@ -10,8 +10,8 @@ mod loss;
 mod normalization;
 mod normalization_batch;
 mod padding;
-mod resample;
 mod pooling;
+mod resample;
 mod reshape;
 
 pub use activation::{
@@ -37,8 +37,8 @@ pub use padding::{
     ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
     ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,
 };
-pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use pooling::{AdaptiveAvgPool2d, AvgPool2d, MaxPool2d};
+pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use reshape::{Flatten, Unflatten};
 
 use borch_tensor::{DType, Result, Tensor, empty, keep_alive};

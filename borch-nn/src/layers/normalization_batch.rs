@@ -28,10 +28,18 @@ struct Stats {
 impl Stats {
     fn new(num_features: usize, affine: bool, bias: bool, track: bool) -> Result<Stats> {
         let param = |on: bool| -> Result<Option<Tensor>> {
-            if on { parameter(&[num_features]).map(Some) } else { Ok(None) }
+            if on {
+                parameter(&[num_features]).map(Some)
+            } else {
+                Ok(None)
+            }
         };
         let buffer = |t: Result<Tensor>| -> Result<Option<Tensor>> {
-            if track { t.map(|t| Some(keep_alive(&t))) } else { Ok(None) }
+            if track {
+                t.map(|t| Some(keep_alive(&t)))
+            } else {
+                Ok(None)
+            }
         };
         let stats = Stats {
             weight: param(affine)?,
@@ -88,7 +96,14 @@ impl Stats {
     }
 }
 
-fn norm_repr(n: usize, eps: f64, momentum: Option<f64>, affine: bool, bias: bool, track: bool) -> String {
+fn norm_repr(
+    n: usize,
+    eps: f64,
+    momentum: Option<f64>,
+    affine: bool,
+    bias: bool,
+    track: bool,
+) -> String {
     format!(
         "{n}, eps={}, momentum={}, affine={}, bias={}, track_running_stats={}",
         py_float(eps),
@@ -302,7 +317,11 @@ macro_rules! instance_norm {
             $doc,
             false,
             false,
-            |d| if d == $k + 1 || d == $k + 2 { Ok(()) } else { dims_err($want, d) },
+            |d| if d == $k + 1 || d == $k + 2 {
+                Ok(())
+            } else {
+                dims_err($want, d)
+            },
             |s: &$name, x: &Tensor| instance_forward(view!(s), x, $k)
         );
     };
@@ -312,7 +331,11 @@ batch_norm!(
     BatchNorm1d,
     "torch's `nn.BatchNorm1d(num_features, eps=1e-05, momentum=0.1, affine=True, \
      track_running_stats=True)` over `(N, C)` or `(N, C, L)`.",
-    |d| if d == 2 || d == 3 { Ok(()) } else { dims_err("2D or 3D", d) }
+    |d| if d == 2 || d == 3 {
+        Ok(())
+    } else {
+        dims_err("2D or 3D", d)
+    }
 );
 batch_norm!(
     BatchNorm2d,
@@ -377,7 +400,11 @@ impl GroupNorm {
             return value_err("num_channels must be divisible by num_groups");
         }
         let param = |on: bool| -> Result<Option<Tensor>> {
-            if on { parameter(&[num_channels]).map(Some) } else { Ok(None) }
+            if on {
+                parameter(&[num_channels]).map(Some)
+            } else {
+                Ok(None)
+            }
         };
         let layer = GroupNorm {
             num_groups,

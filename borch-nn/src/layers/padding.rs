@@ -101,15 +101,72 @@ macro_rules! constant_pad_layer {
 pad_layer!(ZeroPad1d, 1, "constant", "torch's `nn.ZeroPad1d(padding)`.");
 pad_layer!(ZeroPad2d, 2, "constant", "torch's `nn.ZeroPad2d(padding)`.");
 pad_layer!(ZeroPad3d, 3, "constant", "torch's `nn.ZeroPad3d(padding)`.");
-constant_pad_layer!(ConstantPad1d, 1, "torch's `nn.ConstantPad1d(padding, value)`.");
-constant_pad_layer!(ConstantPad2d, 2, "torch's `nn.ConstantPad2d(padding, value)`.");
-constant_pad_layer!(ConstantPad3d, 3, "torch's `nn.ConstantPad3d(padding, value)`.");
-pad_layer!(ReflectionPad1d, 1, "reflect", "torch's `nn.ReflectionPad1d(padding)`.");
-pad_layer!(ReflectionPad2d, 2, "reflect", "torch's `nn.ReflectionPad2d(padding)`.");
-pad_layer!(ReflectionPad3d, 3, "reflect", "torch's `nn.ReflectionPad3d(padding)`.");
-pad_layer!(ReplicationPad1d, 1, "replicate", "torch's `nn.ReplicationPad1d(padding)`.");
-pad_layer!(ReplicationPad2d, 2, "replicate", "torch's `nn.ReplicationPad2d(padding)`.");
-pad_layer!(ReplicationPad3d, 3, "replicate", "torch's `nn.ReplicationPad3d(padding)`.");
-pad_layer!(CircularPad1d, 1, "circular", "torch's `nn.CircularPad1d(padding)`.");
-pad_layer!(CircularPad2d, 2, "circular", "torch's `nn.CircularPad2d(padding)`.");
-pad_layer!(CircularPad3d, 3, "circular", "torch's `nn.CircularPad3d(padding)`.");
+constant_pad_layer!(
+    ConstantPad1d,
+    1,
+    "torch's `nn.ConstantPad1d(padding, value)`."
+);
+constant_pad_layer!(
+    ConstantPad2d,
+    2,
+    "torch's `nn.ConstantPad2d(padding, value)`."
+);
+constant_pad_layer!(
+    ConstantPad3d,
+    3,
+    "torch's `nn.ConstantPad3d(padding, value)`."
+);
+pad_layer!(
+    ReflectionPad1d,
+    1,
+    "reflect",
+    "torch's `nn.ReflectionPad1d(padding)`."
+);
+pad_layer!(
+    ReflectionPad2d,
+    2,
+    "reflect",
+    "torch's `nn.ReflectionPad2d(padding)`."
+);
+pad_layer!(
+    ReflectionPad3d,
+    3,
+    "reflect",
+    "torch's `nn.ReflectionPad3d(padding)`."
+);
+pad_layer!(
+    ReplicationPad1d,
+    1,
+    "replicate",
+    "torch's `nn.ReplicationPad1d(padding)`."
+);
+pad_layer!(
+    ReplicationPad2d,
+    2,
+    "replicate",
+    "torch's `nn.ReplicationPad2d(padding)`."
+);
+pad_layer!(
+    ReplicationPad3d,
+    3,
+    "replicate",
+    "torch's `nn.ReplicationPad3d(padding)`."
+);
+pad_layer!(
+    CircularPad1d,
+    1,
+    "circular",
+    "torch's `nn.CircularPad1d(padding)`."
+);
+pad_layer!(
+    CircularPad2d,
+    2,
+    "circular",
+    "torch's `nn.CircularPad2d(padding)`."
+);
+pad_layer!(
+    CircularPad3d,
+    3,
+    "circular",
+    "torch's `nn.CircularPad3d(padding)`."
+);

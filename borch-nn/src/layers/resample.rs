@@ -51,7 +51,9 @@ impl Upsample {
         Upsample {
             size: size.map(<[usize]>::to_vec),
             // torch keeps `float(scale_factor) if scale_factor else None`.
-            scale_factor: scale_factor.filter(|s| s.iter().any(|&x| x != 0.0)).map(<[f64]>::to_vec),
+            scale_factor: scale_factor
+                .filter(|s| s.iter().any(|&x| x != 0.0))
+                .map(<[f64]>::to_vec),
             mode: mode.into(),
             align_corners,
             recompute_scale_factor,
