@@ -24,6 +24,7 @@ ModuleList) or of [name, spec] pairs (ModuleDict, named Sequential).
 import json
 import math
 import os
+import sys
 from collections import OrderedDict
 
 import torch
@@ -33,6 +34,9 @@ import torch.nn.functional as F
 import norm_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import json_lines  # noqa: E402 (tests/json_lines.py)
+
 DTYPES = {torch.float32: "float32", torch.int64: "int64", torch.bool: "bool"}
 
 
@@ -583,17 +587,7 @@ def main():
         "errors": error_cases(),
     }
     path = os.path.join(HERE, "cases.json")
-    # One case a line, so that a regeneration's diff is the size of what changed.
-    with open(path, "w") as fh:
-        fh.write("{")
-        for i, (key, value) in enumerate(cases.items()):
-            fh.write(",\n" if i else "\n")
-            if isinstance(value, list):
-                items = ",\n".join(json.dumps(v, separators=(",", ":")) for v in value)
-                fh.write(f"{json.dumps(key)}:[\n{items}\n]")
-            else:
-                fh.write(f"{json.dumps(key)}:{json.dumps(value)}")
-        fh.write("\n}\n")
+    json_lines.write(path, cases)  # one case a line: a regeneration's diff is what changed
     print(f"{path}: {len(cases['forward'])} forward, {len(cases['init'])} init, "
           f"{len(cases['init_fns'])} init fns, {len(cases['structure'])} structure, "
           f"{len(cases['load_errors'])} load, {len(cases['errors'])} error cases")

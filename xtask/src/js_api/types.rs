@@ -20,6 +20,7 @@ fn ts_type(kind: Kind) -> &'static str {
         Kind::SizesOrNone => "number | (number | null)[]",
         Kind::Tensors => "Tensor[]",
         Kind::Indices => "(number | null | string | (number | null)[] | Tensor)[]",
+        Kind::Data => "TensorData",
     }
 }
 

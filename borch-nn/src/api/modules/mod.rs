@@ -23,6 +23,9 @@ mod conv;
 mod layers;
 mod losses;
 mod normalization;
+mod normalization_more;
+mod padding;
+mod resample;
 mod pooling;
 
 /// The module named in errors (`module 'torch.nn' has no attribute 'X'`).
@@ -85,6 +88,9 @@ pub fn classes() -> &'static [ModuleClass] {
         all.extend(conv::entries());
         all.extend(pooling::entries());
         all.extend(normalization::entries());
+        all.extend(normalization_more::entries());
+        all.extend(padding::entries());
+        all.extend(resample::entries());
         all.extend(losses::entries());
         all
     })
