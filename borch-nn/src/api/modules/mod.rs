@@ -25,8 +25,8 @@ mod losses;
 mod normalization;
 mod normalization_more;
 mod padding;
-mod resample;
 mod pooling;
+mod resample;
 
 /// The module named in errors (`module 'torch.nn' has no attribute 'X'`).
 pub const MODULE: &str = "torch.nn";

@@ -28,7 +28,14 @@ fn momentum(a: &Args) -> Result<Option<f64>> {
 /// `(num_features, eps, momentum, affine, track_running_stats, bias)` after the factory check.
 fn norm_args(a: &Args) -> Result<(usize, f64, Option<f64>, bool, bool, bool)> {
     factory(a, 5)?;
-    Ok((a.usize(0)?, a.f64(1)?, momentum(a)?, a.bool(3)?, a.bool(4)?, a.bool(7)?))
+    Ok((
+        a.usize(0)?,
+        a.f64(1)?,
+        momentum(a)?,
+        a.bool(3)?,
+        a.bool(4)?,
+        a.bool(7)?,
+    ))
 }
 
 macro_rules! norm_class {
@@ -56,4 +63,44 @@ pub(super) fn entries() -> Vec<ModuleClass> {
         class("LocalResponseNorm", "size: Int, alpha: Float = 0.0001, beta: Float = 0.75, k: Float = 1.0",
             |a| boxed(LocalResponseNorm::new(a.usize(0)?, a.f64(1)?, a.f64(2)?, a.f64(3)?))),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use borch_tensor::api::Value;
+
+    use super::super::build_module;
+
+    fn repr(name: &str, keywords: Vec<(&str, Value)>) -> String {
+        let kw = keywords
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        build_module(name, vec![Value::Int(3)], kw).unwrap().repr()
+    }
+
+    #[test]
+    fn momentum_none_is_kept_and_the_default_is_torchs() {
+        assert_eq!(
+            repr("BatchNorm2d", vec![("momentum", Value::None)]),
+            "BatchNorm2d(3, eps=1e-05, momentum=None, affine=True, bias=True, \
+             track_running_stats=True)"
+        );
+        assert_eq!(
+            repr("InstanceNorm1d", vec![]),
+            "InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=False, bias=False, \
+             track_running_stats=False)"
+        );
+        let bn = build_module(
+            "BatchNorm1d",
+            vec![Value::Int(3), Value::Float(1e-3), Value::None],
+            vec![],
+        )
+        .unwrap();
+        assert!(
+            bn.repr().contains("eps=0.001, momentum=None"),
+            "{}",
+            bn.repr()
+        );
+    }
 }

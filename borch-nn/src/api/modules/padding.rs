@@ -9,7 +9,9 @@ use crate::{
 
 macro_rules! pad_class {
     ($name:ident) => {
-        class(stringify!($name), "padding: Ints", |a| boxed($name::new(&a.ints(0)?)?))
+        class(stringify!($name), "padding: Ints", |a| {
+            boxed($name::new(&a.ints(0)?)?)
+        })
     };
 }
 
