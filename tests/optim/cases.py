@@ -357,6 +357,7 @@ def new_scheduler_cases():
 
 def main():
     out = {
+        "torch_version": torch.__version__,
         "optimizers": list(optimizer_cases()),
         "lbfgs": list(lbfgs_cases()),
         "schedulers": list(scheduler_cases()),
@@ -368,7 +369,7 @@ def main():
     import json_lines  # tests/json_lines.py: one case a line, so a regeneration's diff is what changed
 
     json_lines.write(path, out)
-    counts = ", ".join(f"{len(v)} {k}" for k, v in out.items())
+    counts = ", ".join(f"{len(v)} {k}" for k, v in out.items() if isinstance(v, list))
     print(f"{counts} cases -> {path}")
 
 

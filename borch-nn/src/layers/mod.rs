@@ -8,7 +8,10 @@ mod embedding;
 mod linear;
 mod loss;
 mod normalization;
+mod normalization_batch;
+mod padding;
 mod pooling;
+mod resample;
 mod reshape;
 
 pub use activation::{
@@ -25,7 +28,17 @@ pub use loss::{
     SmoothL1Loss,
 };
 pub use normalization::{LayerNorm, RMSNorm};
+pub use normalization_batch::{
+    BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d,
+    InstanceNorm3d, LocalResponseNorm,
+};
+pub use padding::{
+    CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
+    ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+    ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,
+};
 pub use pooling::{AdaptiveAvgPool2d, AvgPool2d, MaxPool2d};
+pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use reshape::{Flatten, Unflatten};
 
 use borch_tensor::{DType, Result, Tensor, empty, keep_alive};

@@ -23,7 +23,10 @@ mod conv;
 mod layers;
 mod losses;
 mod normalization;
+mod normalization_more;
+mod padding;
 mod pooling;
+mod resample;
 
 /// The module named in errors (`module 'torch.nn' has no attribute 'X'`).
 pub const MODULE: &str = "torch.nn";
@@ -85,6 +88,9 @@ pub fn classes() -> &'static [ModuleClass] {
         all.extend(conv::entries());
         all.extend(pooling::entries());
         all.extend(normalization::entries());
+        all.extend(normalization_more::entries());
+        all.extend(padding::entries());
+        all.extend(resample::entries());
         all.extend(losses::entries());
         all
     })
