@@ -444,7 +444,7 @@ def loss_cases():
 
 # ---------------------------------------------------------------- structure
 
-def structure_cases():
+def structure_cases(extra=()):
     specs = [
         M("Linear", 4, 3), M("Linear", 2, 2, bias=False), M("Bilinear", 2, 3, 4),
         M("Identity"), M("Flatten"), M("Flatten", 0, 2), M("Unflatten", 1, [2, 3]),
@@ -482,7 +482,7 @@ def structure_cases():
                          ["loss", M("CrossEntropyLoss", weight=torch.ones(4))]]),
     ]
     out = []
-    for spec in specs:
+    for spec in specs + list(extra):
         m = build(spec)
         out.append({
             "module": spec,
@@ -568,13 +568,15 @@ def error_cases():
 
 
 def main():
+    import cases_more
+    more = cases_more.activation_cases() + cases_more.loss_cases() + cases_more.layer_cases()
     cases = {
         "torch": torch.__version__,
         "init": init_cases(),
         "init_fns": init_fn_cases(),
         "gains": gains(),
-        "forward": activation_cases() + layer_cases() + loss_cases(),
-        "structure": structure_cases(),
+        "forward": activation_cases() + layer_cases() + loss_cases() + more,
+        "structure": structure_cases(cases_more.structure_specs()),
         "load_errors": load_error_cases(),
         "errors": error_cases(),
     }

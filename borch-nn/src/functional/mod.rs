@@ -2,10 +2,17 @@
 //! these, so each is defined once.
 
 mod activation;
+mod activation_more;
 mod cross_entropy;
+mod ctc;
+mod distance;
 mod dropout;
+mod dropout_more;
+mod embedding_bag;
 mod linear;
 mod loss;
+mod loss_more;
+mod margin;
 mod normalization;
 mod pointwise;
 mod sparse;
@@ -18,13 +25,27 @@ pub use activation::{
 pub use borch_tensor::{
     Padding, adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d, max_pool2d_with_indices,
 };
+pub use activation_more::{
+    celu, glu, hardshrink, hardsigmoid, logsigmoid, prelu, rrelu, softmax2d, softmin, softshrink,
+    softsign, tanhshrink, threshold,
+};
 pub use cross_entropy::{cross_entropy, nll_loss};
+pub use ctc::{Lengths, ctc_loss};
+pub use distance::{cosine_similarity, pairwise_distance};
 pub use dropout::dropout;
+pub use dropout_more::{alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};
+pub use embedding_bag::{BagMode, embedding_bag};
 pub use linear::{bilinear, linear};
 pub use loss::{
     binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, mse_loss,
     smooth_l1_loss,
 };
+pub use loss_more::{
+    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss,
+    multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+};
+pub use margin::{multi_margin_loss, multilabel_margin_loss};
 pub use normalization::{layer_norm, rms_norm};
 pub use sparse::embedding;
 pub(crate) use sparse::padding_index;
