@@ -122,7 +122,7 @@ def layer_cases():
                      [inp(idx.reshape(2, 4))]))
     out.append(f("embedding_bag_padding_last_offset",
                  M("EmbeddingBag", 6, 2, mode="sum", padding_idx=2, include_last_offset=True),
-                 [inp(idx), inp(offsets)]))
+                 [inp(idx), inp(torch.tensor([0, 3, 3, 8]))]))
     out.append(f("embedding_bag_per_sample_weights", M("EmbeddingBag", 6, 3, mode="sum"),
                  [inp(idx), inp(offsets), inp(randn(8))]))
     return out

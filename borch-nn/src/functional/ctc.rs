@@ -107,12 +107,12 @@ impl Function for CtcLoss {
         let l1 = last.gather(1, &end)?;
         let l2 = last.gather(1, &end.sub(1)?.clamp_min(0)?)?;
         let l2 = where_cond(&end.gt(0)?, l2.into(), NEG.into())?;
-        let mut nll = logsumexp(&[&l1, &l2])?.neg()?.squeeze_dims(&[1])?;
-        if self.zero_infinity {
-            nll = nll.masked_fill(&nll.isinf()?, 0.0)?;
-        }
+        let nll = logsumexp(&[&l1, &l2])?.neg()?.squeeze_dims(&[1])?;
         let alpha = stack(&alphas, 0)?;
         ctx.save_for_backward(&[lp, targets, input_lengths, target_lengths, &alpha, &nll]);
+        if self.zero_infinity {
+            return nll.masked_fill(&nll.isinf()?, 0.0);
+        }
         Ok(nll)
     }
 

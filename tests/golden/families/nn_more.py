@@ -100,7 +100,9 @@ def embedding_bags():
                    {"mode": mode, "has_offsets": True})
         yield case(f"F.embedding_bag/{mode}_2d", "F.embedding_bag",
                    [IX([1, 2, 4, 5, 4, 3], [2, 3]), WT()], bag, {"mode": mode})
-        yield case(f"F.embedding_bag/{mode}_last_offset", "F.embedding_bag", [I(), W(), O()], bag,
+        # include_last_offset: the last offset is the number of indices (torch's CSR form).
+        yield case(f"F.embedding_bag/{mode}_last_offset", "F.embedding_bag",
+                   [I(), W(), IX([0, 3, 3, 8])], bag,
                    {"mode": mode, "has_offsets": True, "include_last_offset": True})
         yield case(f"F.embedding_bag/{mode}_padding", "F.embedding_bag", [I(), W(), O()], bag,
                    {"mode": mode, "has_offsets": True, "padding_idx": 2})
