@@ -98,7 +98,7 @@ pub fn glu(input: &Tensor, dim: isize) -> Result<Tensor> {
     }
     let d = borch_tensor::wrap_dim(dim, input.dim())?;
     let size = input.shape()[d];
-    if size % 2 != 0 {
+    if !size.is_multiple_of(2) {
         return Err(BorchError::Runtime(format!(
             "Halving dimension must be even, but dimension {d} is size {size}"
         )));
@@ -142,7 +142,13 @@ pub fn softshrink(input: &Tensor, lambd: f64) -> Result<Tensor> {
             crate::repr::py_float(lambd).trim_end_matches(".0")
         )));
     }
-    let shifted = input.sub(&input.gt(0.0)?.to_dtype(DType::Float32)?.mul(2.0 * lambd)?.sub(lambd)?)?;
+    let shifted = input.sub(
+        &input
+            .gt(0.0)?
+            .to_dtype(DType::Float32)?
+            .mul(2.0 * lambd)?
+            .sub(lambd)?,
+    )?;
     shifted.masked_fill(&inside(input, lambd)?, 0.0)
 }
 

@@ -62,7 +62,9 @@ fn prepare(lp: &Tensor, targets: &Tensor, blank: i64) -> Result<Prepared> {
     let pairs = stack(&[blanks, targets.clone()], 2)?.reshape(&[n as isize, 2 * s as isize])?;
     let ext = cat(&[pairs, full(&[n, 1], blank, Some(DType::Int64))?], 1)?;
     let width = 2 * s + 1;
-    let index = ext.unsqueeze(0)?.expand(&[t as isize, n as isize, width as isize])?;
+    let index = ext
+        .unsqueeze(0)?
+        .expand(&[t as isize, n as isize, width as isize])?;
     let lpe = lp.gather(2, &index.contiguous()?)?;
     let before = shift(&ext, 2, -1.0)?;
     let skip = ext.ne(blank)?.logical_and(&ext.ne(&before)?)?;
@@ -98,7 +100,10 @@ impl Function for CtcLoss {
             let prev = &alphas[t - 1];
             let one = shift(prev, 1, NEG)?;
             let two = where_cond(&p.skip, shift(prev, 2, NEG)?.into(), NEG.into())?;
-            let next = p.lpe.select(0, t as isize)?.add(&logsumexp(&[prev, &one, &two])?)?;
+            let next = p
+                .lpe
+                .select(0, t as isize)?
+                .add(&logsumexp(&[prev, &one, &two])?)?;
             let running = input_lengths.gt(t as i64)?.unsqueeze(1)?;
             alphas.push(where_cond(&running, next.into(), prev.into())?);
         }
@@ -276,7 +281,11 @@ pub fn ctc_loss(
     match reduction {
         Reduction::Mean => {
             let lengths = target_lengths.to_dtype(DType::Float32)?.clamp_min(1.0)?;
-            let lengths = if batched { lengths } else { lengths.reshape(&[])? };
+            let lengths = if batched {
+                lengths
+            } else {
+                lengths.reshape(&[])?
+            };
             per_sample.div(&lengths)?.mean(None, false)
         }
         r => r.apply(&per_sample),

@@ -145,9 +145,7 @@ pub fn embedding_bag(
         member = member.logical_and(&flat.ne(p)?.unsqueeze(0)?)?;
     }
     let rows = weight.index_select(0, &flat)?;
-    let count = member
-        .to_dtype(DType::Float32)?
-        .sum(Some(&[1]), true)?;
+    let count = member.to_dtype(DType::Float32)?.sum(Some(&[1]), true)?;
     match mode {
         BagMode::Sum | BagMode::Mean => {
             let rows = match per_sample_weights {

@@ -9,6 +9,10 @@ use super::activation_more::logsigmoid;
 use super::distance::pairwise_distance;
 use crate::reduction::Reduction;
 
+/// A distance between two batches of vectors (`triplet_margin_with_distance_loss`'s
+/// `distance_function`).
+pub type Distance<'a> = &'a dyn Fn(&Tensor, &Tensor) -> Result<Tensor>;
+
 fn value_err<T>(msg: String) -> Result<T> {
     Err(BorchError::Value(msg))
 }
@@ -172,13 +176,7 @@ pub fn cosine_embedding_loss(
 ) -> Result<Tensor> {
     reduction.plain()?;
     let targ_dim = target.dim();
-    let sizes = || {
-        format!(
-            "{:?} and {:?}.",
-            input1.shape(),
-            input2.shape()
-        )
-    };
+    let sizes = || format!("{:?} and {:?}.", input1.shape(), input2.shape());
     if targ_dim > 1 {
         return Err(BorchError::Runtime(
             "0D or 1D target tensor expected, multi-target not supported".into(),
@@ -236,14 +234,16 @@ pub fn triplet_margin_loss(
     reduction.plain()?;
     same_dims(anchor, positive, negative)?;
     let distance = |x: &Tensor, y: &Tensor| pairwise_distance(x, y, p, eps, false);
-    triplet(anchor, positive, negative, &distance, margin, swap, reduction)
+    triplet(
+        anchor, positive, negative, &distance, margin, swap, reduction,
+    )
 }
 
 fn triplet(
     anchor: &Tensor,
     positive: &Tensor,
     negative: &Tensor,
-    distance: &dyn Fn(&Tensor, &Tensor) -> Result<Tensor>,
+    distance: Distance,
     margin: f64,
     swap: bool,
     reduction: Reduction,
@@ -264,7 +264,7 @@ pub fn triplet_margin_with_distance_loss(
     anchor: &Tensor,
     positive: &Tensor,
     negative: &Tensor,
-    distance_function: Option<&dyn Fn(&Tensor, &Tensor) -> Result<Tensor>>,
+    distance_function: Option<Distance>,
     margin: f64,
     swap: bool,
     reduction: Reduction,
@@ -281,5 +281,7 @@ pub fn triplet_margin_with_distance_loss(
     same_dims(anchor, positive, negative)?;
     let default = |x: &Tensor, y: &Tensor| pairwise_distance(x, y, 2.0, 1e-6, false);
     let distance = distance_function.unwrap_or(&default);
-    triplet(anchor, positive, negative, distance, margin, swap, reduction)
+    triplet(
+        anchor, positive, negative, distance, margin, swap, reduction,
+    )
 }

@@ -21,13 +21,13 @@ pub use activation::{
     SELU_ALPHA, SELU_SCALE, elu, gelu, hardswish, hardtanh, implicit_softmax_dim, leaky_relu,
     log_softmax, mish, relu, relu6, selu, sigmoid, silu, softmax, softplus, tanh,
 };
-/// Convolution and pooling live in the core (`torch.conv2d` is a torch function too).
-pub use borch_tensor::{
-    Padding, adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d, max_pool2d_with_indices,
-};
 pub use activation_more::{
     celu, glu, hardshrink, hardsigmoid, logsigmoid, prelu, rrelu, softmax2d, softmin, softshrink,
     softsign, tanhshrink, threshold,
+};
+/// Convolution and pooling live in the core (`torch.conv2d` is a torch function too).
+pub use borch_tensor::{
+    Padding, adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d, max_pool2d_with_indices,
 };
 pub use cross_entropy::{cross_entropy, nll_loss};
 pub use ctc::{Lengths, ctc_loss};

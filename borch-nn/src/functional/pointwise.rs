@@ -49,7 +49,11 @@ impl Function for Pointwise {
                 scale,
                 input_scale,
             } => {
-                let scaled = if input_scale == 1.0 { x.clone() } else { x.mul(input_scale)? };
+                let scaled = if input_scale == 1.0 {
+                    x.clone()
+                } else {
+                    x.mul(input_scale)?
+                };
                 let negative = scaled.expm1()?.mul(alpha * scale)?;
                 where_cond(&x.le(0.0)?, negative.into(), x.mul(scale)?.into())
             }
@@ -80,7 +84,11 @@ impl Function for Pointwise {
                 scale,
                 input_scale,
             } => {
-                let scaled = if input_scale == 1.0 { x.clone() } else { x.mul(input_scale)? };
+                let scaled = if input_scale == 1.0 {
+                    x.clone()
+                } else {
+                    x.mul(input_scale)?
+                };
                 let negative = g.mul(&scaled.exp()?)?.mul(alpha * scale * input_scale)?;
                 where_cond(&x.le(0.0)?, negative.into(), g.mul(scale)?.into())?
             }

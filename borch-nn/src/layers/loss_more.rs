@@ -85,7 +85,9 @@ macro_rules! loss {
 }
 
 fn weight_buffer(w: &Option<Tensor>) -> Vec<(String, Tensor)> {
-    w.iter().map(|w| ("weight".to_string(), w.clone())).collect()
+    w.iter()
+        .map(|w| ("weight".to_string(), w.clone()))
+        .collect()
 }
 
 loss! {
