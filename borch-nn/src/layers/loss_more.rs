@@ -6,6 +6,7 @@
 
 use borch_tensor::{BorchError, Result, Tensor};
 
+use crate::PairwiseDistance;
 use crate::functional::{self as F, Lengths};
 use crate::module::Module;
 use crate::reduction::Reduction;
@@ -42,33 +43,9 @@ macro_rules! loss {
                 self.forward_args(&[input])
             }
             fn forward_args(&self, inputs: &[&Tensor]) -> Result<Tensor> {
-                const NAMES: &[&str] = &[$(stringify!($arg)),+];
                 match inputs {
                     [$($arg),+] => $name::forward(self, $($arg),+),
-                    _ if inputs.len() < NAMES.len() => {
-                        let missing = &NAMES[inputs.len()..];
-                        let quoted: Vec<String> = missing.iter().map(|m| format!("'{m}'")).collect();
-                        let list = match quoted.len() {
-                            1 => quoted[0].clone(),
-                            _ => format!(
-                                "{} and {}",
-                                quoted[..quoted.len() - 1].join(", "),
-                                quoted[quoted.len() - 1]
-                            ),
-                        };
-                        Err(BorchError::Type(format!(
-                            "{}.forward() missing {} required positional argument{}: {list}",
-                            stringify!($name),
-                            missing.len(),
-                            if missing.len() == 1 { "" } else { "s" }
-                        )))
-                    }
-                    _ => Err(BorchError::Type(format!(
-                        "{}.forward() takes {} positional arguments but {} were given",
-                        stringify!($name),
-                        NAMES.len() + 1,
-                        inputs.len() + 1
-                    ))),
+                    _ => arity(stringify!($name), &[$(stringify!($arg)),+], inputs.len()),
                 }
             }
             fn name(&self) -> String {
@@ -82,6 +59,28 @@ macro_rules! loss {
         }
         display_as_repr!($name);
     };
+}
+
+/// torch's TypeError for a `forward` given the wrong number of tensors.
+fn arity(class: &str, names: &[&str], given: usize) -> Result<Tensor> {
+    if given >= names.len() {
+        return Err(BorchError::Type(format!(
+            "{class}.forward() takes {} positional arguments but {} were given",
+            names.len() + 1,
+            given + 1
+        )));
+    }
+    let missing: Vec<String> = names[given..].iter().map(|m| format!("'{m}'")).collect();
+    let list = match missing.as_slice() {
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        [] => String::new(),
+    };
+    Err(BorchError::Type(format!(
+        "{class}.forward() missing {} required positional argument{}: {list}",
+        missing.len(),
+        if missing.len() == 1 { "" } else { "s" }
+    )))
 }
 
 fn weight_buffer(w: &Option<Tensor>) -> Vec<(String, Tensor)> {
@@ -166,15 +165,78 @@ loss! {
     buffers: |_b| Vec::new()
 }
 
-loss! {
-    /// torch's `nn.TripletMarginWithDistanceLoss(*, distance_function=None, margin=1.0,
-    /// swap=False, reduction='mean')` with torch's default distance (a custom distance
-    /// function is a Rust closure through `F::triplet_margin_with_distance_loss`).
-    TripletMarginWithDistanceLoss { margin: f64 = 1.0, swap: bool = false,
-                                    reduction: Reduction = Reduction::Mean }
-    forward(anchor, positive, negative) => |s| F::triplet_margin_with_distance_loss(anchor, positive, negative, None, s.margin, s.swap, s.reduction);
-    buffers: |_b| Vec::new()
+/// torch's `nn.TripletMarginWithDistanceLoss(*, distance_function=None, margin=1.0,
+/// swap=False, reduction='mean')` with torch's default distance, which torch registers as the
+/// child `distance_function` (a `PairwiseDistance()`); a custom distance function is a Rust
+/// closure through `F::triplet_margin_with_distance_loss`.
+pub struct TripletMarginWithDistanceLoss {
+    pub distance_function: PairwiseDistance,
+    pub margin: f64,
+    pub swap: bool,
+    pub reduction: Reduction,
+    training: bool,
 }
+
+impl TripletMarginWithDistanceLoss {
+    pub fn new() -> TripletMarginWithDistanceLoss {
+        TripletMarginWithDistanceLoss {
+            distance_function: PairwiseDistance::default(),
+            margin: 1.0,
+            swap: false,
+            reduction: Reduction::Mean,
+            training: true,
+        }
+    }
+
+    /// torch's `forward(anchor, positive, negative)`.
+    pub fn forward(&self, anchor: &Tensor, positive: &Tensor, negative: &Tensor) -> Result<Tensor> {
+        let d = &self.distance_function;
+        let distance = |x: &Tensor, y: &Tensor| d.forward_args(&[x, y]);
+        F::triplet_margin_with_distance_loss(
+            anchor,
+            positive,
+            negative,
+            Some(&distance),
+            self.margin,
+            self.swap,
+            self.reduction,
+        )
+    }
+}
+
+impl Default for TripletMarginWithDistanceLoss {
+    fn default() -> Self {
+        TripletMarginWithDistanceLoss::new()
+    }
+}
+
+impl Module for TripletMarginWithDistanceLoss {
+    fn forward(&self, input: &Tensor) -> Result<Tensor> {
+        self.forward_args(&[input])
+    }
+    fn forward_args(&self, inputs: &[&Tensor]) -> Result<Tensor> {
+        match inputs {
+            [a, p, n] => TripletMarginWithDistanceLoss::forward(self, a, p, n),
+            _ => arity(
+                "TripletMarginWithDistanceLoss",
+                &["anchor", "positive", "negative"],
+                inputs.len(),
+            ),
+        }
+    }
+    fn name(&self) -> String {
+        "TripletMarginWithDistanceLoss".into()
+    }
+    fn named_children(&self) -> Vec<(String, &dyn Module)> {
+        vec![("distance_function".into(), &self.distance_function)]
+    }
+    fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
+        vec![("distance_function".into(), &mut self.distance_function)]
+    }
+    training_flag!();
+}
+
+display_as_repr!(TripletMarginWithDistanceLoss);
 
 loss! {
     /// torch's `nn.CTCLoss(blank=0, reduction='mean', zero_infinity=False)`; the lengths are
