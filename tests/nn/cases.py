@@ -103,9 +103,9 @@ def randint(high, *shape):
 
 # ---------------------------------------------------------------- init
 
-def init_cases():
+def init_cases(extra=()):
     out = []
-    for name, seed, specs in [
+    for name, seed, specs in list(extra) + [
         ("linear_4_3", 0, [M("Linear", 4, 3)]),
         ("linear_no_bias", 1, [M("Linear", 5, 2, bias=False)]),
         ("two_linears", 2, [M("Linear", 3, 2), M("Linear", 2, 6)]),
@@ -574,9 +574,10 @@ def error_cases():
 def main():
     import cases_more
     more = cases_more.activation_cases() + cases_more.loss_cases() + cases_more.layer_cases()
+    more += cases_more.recurrent_cases()
     cases = {
         "torch": torch.__version__,
-        "init": init_cases(),
+        "init": init_cases(cases_more.init_specs()),
         "init_fns": init_fn_cases(),
         "gains": gains(),
         "forward": activation_cases() + layer_cases() + loss_cases() + more,

@@ -128,6 +128,28 @@ def layer_cases():
     return out
 
 
+def recurrent_cases():
+    out = []
+    f = forward_case
+    x, h = randn(3, 4), randn(3, 5)
+    for name, spec in [("rnn_cell", M("RNNCell", 4, 5)),
+                       ("rnn_cell_relu_no_bias", M("RNNCell", 4, 5, False, "relu")),
+                       ("gru_cell", M("GRUCell", 4, 5)),
+                       ("gru_cell_no_bias", M("GRUCell", 4, 5, bias=False))]:
+        out.append(f(name, spec, [inp(x), inp(h)]))
+        out.append(f(name + "_no_hx", spec, [inp(x)]))
+        out.append(f(name + "_unbatched", spec, [inp(randn(4)), inp(randn(5))]))
+    out.append(f("rnn_cell_transposed", M("RNNCell", 3, 2), [inp(randn(4, 3), transpose=True)]))
+    return out
+
+
+def init_specs():
+    return [("rnn_cell", 11, [M("RNNCell", 4, 3)]), ("gru_cell", 12, [M("GRUCell", 3, 5)]),
+            ("gru_cell_no_bias", 13, [M("GRUCell", 2, 4, bias=False)]),
+            ("prelu", 14, [M("PReLU", 3)]), ("embedding_bag", 15, [M("EmbeddingBag", 6, 3)]),
+            ("embedding_bag_padding", 16, [M("EmbeddingBag", 5, 2, padding_idx=1)])]
+
+
 def structure_specs():
     return [
         M("PReLU"), M("PReLU", 3, 0.1), M("RReLU"), M("RReLU", 0.1, 0.3), M("CELU"),
@@ -147,4 +169,6 @@ def structure_specs():
         M("EmbeddingBag", 5, 3), M("EmbeddingBag", 5, 3, mode="sum", padding_idx=0),
         M("EmbeddingBag", 5, 3, mode="max", include_last_offset=True),
         C("Sequential", [M("Linear", 4, 4), M("PReLU", 4), M("AlphaDropout", 0.1), M("Softmin", 1)]),
+        M("RNNCell", 4, 3), M("RNNCell", 4, 3, bias=False, nonlinearity="relu"), M("GRUCell", 4, 3),
+        M("GRUCell", 2, 3, False),
     ]

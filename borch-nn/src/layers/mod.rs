@@ -13,6 +13,7 @@ mod loss;
 mod loss_more;
 mod normalization;
 mod pooling;
+mod recurrent;
 mod reshape;
 
 pub use activation::{
@@ -44,6 +45,7 @@ pub use loss_more::{
 };
 pub use normalization::{LayerNorm, RMSNorm};
 pub use pooling::{AdaptiveAvgPool2d, AvgPool2d, MaxPool2d};
+pub use recurrent::{GRUCell, RNNCell};
 pub use reshape::{Flatten, Unflatten};
 
 use borch_tensor::{DType, Result, Tensor, empty, keep_alive};

@@ -1,4 +1,5 @@
-//! Channel-wise and alpha dropouts, the distance modules, EmbeddingBag and ParameterList.
+//! Channel-wise and alpha dropouts, the distance modules, EmbeddingBag, ParameterList and the
+//! recurrent cells.
 
 use borch_tensor::BorchError;
 
@@ -6,7 +7,7 @@ use super::{ModuleClass, boxed, class, factory, no_inplace};
 use crate::functional::BagMode;
 use crate::{
     AlphaDropout, CosineSimilarity, Dropout1d, Dropout2d, Dropout3d, EmbeddingBag,
-    FeatureAlphaDropout, PairwiseDistance, ParameterList,
+    FeatureAlphaDropout, GRUCell, PairwiseDistance, ParameterList, RNNCell,
 };
 
 const DROPOUT: &str = "p: Float = 0.5, inplace: Bool = False";
@@ -51,5 +52,11 @@ pub(super) fn entries() -> Vec<ModuleClass> {
             }),
         class("ParameterList", "values: Tensors = None",
             |a| boxed(ParameterList::new(if a.get(0).is_none() { Vec::new() } else { a.tensors(0)? })?)),
+        class("RNNCell", "input_size: Int, hidden_size: Int, bias: Bool = True, nonlinearity: Str = 'tanh', \
+                          device: Str = None, dtype: DType = None",
+            |a| { factory(a, 4)?; boxed(RNNCell::new(a.usize(0)?, a.usize(1)?, a.bool(2)?, a.str(3)?)?) }),
+        class("GRUCell", "input_size: Int, hidden_size: Int, bias: Bool = True, device: Str = None, \
+                          dtype: DType = None",
+            |a| { factory(a, 3)?; boxed(GRUCell::new(a.usize(0)?, a.usize(1)?, a.bool(2)?)?) }),
     ]
 }
