@@ -23,6 +23,8 @@ from families import inplace, indexing, linalg, stats, factories  # noqa: E402
 FAMILIES.extend([inplace, indexing, linalg, stats, factories])
 from families import norm  # noqa: E402
 FAMILIES.append(norm)
+from families import activations, losses, nn_more  # noqa: E402
+FAMILIES += [activations, losses, nn_more]
 
 
 def main():

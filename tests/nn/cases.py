@@ -105,9 +105,9 @@ def randint(high, *shape):
 
 # ---------------------------------------------------------------- init
 
-def init_cases():
+def init_cases(extra=()):
     out = []
-    for name, seed, specs in [
+    for name, seed, specs in list(extra) + [
         ("linear_4_3", 0, [M("Linear", 4, 3)]),
         ("linear_no_bias", 1, [M("Linear", 5, 2, bias=False)]),
         ("two_linears", 2, [M("Linear", 3, 2), M("Linear", 2, 6)]),
@@ -450,7 +450,7 @@ def loss_cases():
 
 # ---------------------------------------------------------------- structure
 
-def structure_cases():
+def structure_cases(extra=()):
     specs = [
         M("Linear", 4, 3), M("Linear", 2, 2, bias=False), M("Bilinear", 2, 3, 4),
         M("Identity"), M("Flatten"), M("Flatten", 0, 2), M("Unflatten", 1, [2, 3]),
@@ -488,7 +488,7 @@ def structure_cases():
                          ["loss", M("CrossEntropyLoss", weight=torch.ones(4))]]),
     ]
     out = []
-    for spec in specs + norm_cases.structure_specs(M):
+    for spec in specs + norm_cases.structure_specs(M) + list(extra):
         m = build(spec)
         out.append({
             "module": spec,
@@ -574,15 +574,18 @@ def error_cases():
 
 
 def main():
+    import cases_more
+    more = cases_more.activation_cases() + cases_more.loss_cases() + cases_more.layer_cases()
+    more += cases_more.recurrent_cases()
     cases = {
         "torch": torch.__version__,
-        "init": init_cases(),
+        "init": init_cases(cases_more.init_specs()),
         "init_fns": init_fn_cases(),
         "gains": gains(),
         "forward": activation_cases() + layer_cases() + loss_cases()
-        + norm_cases.forward_cases(forward_case, M, inp),
+        + norm_cases.forward_cases(forward_case, M, inp) + more,
         "stats": norm_cases.stats_cases(build, M, enc),
-        "structure": structure_cases(),
+        "structure": structure_cases(cases_more.structure_specs()),
         "load_errors": load_error_cases(),
         "errors": error_cases(),
     }

@@ -26,7 +26,7 @@ fn memory_order(t: &Tensor) -> Option<Vec<usize>> {
 }
 
 /// A bernoulli(`keep`) mask of `input`'s shape, drawn as torch draws `empty_like(input)`.
-fn bernoulli_mask(input: &Tensor, keep: f64) -> Result<Tensor> {
+pub(crate) fn bernoulli_mask(input: &Tensor, keep: f64) -> Result<Tensor> {
     let order = memory_order(input).unwrap_or_else(|| (0..input.dim()).collect());
     let permuted: Vec<usize> = order.iter().map(|&d| input.shape()[d]).collect();
     let mask = empty(&permuted, input.dtype())?;

@@ -2,11 +2,18 @@
 //! these, so each is defined once.
 
 mod activation;
+mod activation_more;
 mod cross_entropy;
+mod ctc;
+mod distance;
 mod dropout;
 mod fold;
+mod dropout_more;
+mod embedding_bag;
 mod linear;
 mod loss;
+mod loss_more;
+mod margin;
 mod normalization;
 mod normalization_batch;
 mod padding;
@@ -18,18 +25,32 @@ pub use activation::{
     SELU_ALPHA, SELU_SCALE, elu, gelu, hardswish, hardtanh, implicit_softmax_dim, leaky_relu,
     log_softmax, mish, relu, relu6, selu, sigmoid, silu, softmax, softplus, tanh,
 };
+pub use activation_more::{
+    celu, glu, hardshrink, hardsigmoid, logsigmoid, prelu, rrelu, softmax2d, softmin, softshrink,
+    softsign, tanhshrink, threshold,
+};
 /// Convolution and pooling live in the core (`torch.conv2d` is a torch function too).
 pub use borch_tensor::{
     Padding, adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d, max_pool2d_with_indices,
 };
 pub use cross_entropy::{cross_entropy, nll_loss};
+pub use ctc::{Lengths, ctc_loss};
+pub use distance::{cosine_similarity, pairwise_distance};
 pub use dropout::dropout;
 pub use fold::{Blocks, fold, unfold};
+pub use dropout_more::{alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};
+pub use embedding_bag::{BagMode, embedding_bag};
 pub use linear::{bilinear, linear};
 pub use loss::{
     binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, mse_loss,
     smooth_l1_loss,
 };
+pub use loss_more::{
+    cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss,
+    multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+};
+pub use margin::{multi_margin_loss, multilabel_margin_loss};
 pub use normalization::{layer_norm, rms_norm};
 pub use normalization_batch::{
     Momentum, batch_norm, group_norm, instance_norm, local_response_norm, normalize,

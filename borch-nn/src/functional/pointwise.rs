@@ -13,11 +13,15 @@ enum Kind {
         max: f64,
     },
     Hardswish,
-    /// torch's `elu(x, alpha, scale)` (SELU is `scale != 1`).
+    /// torch's `elu(x, alpha, scale, input_scale)` (SELU is `scale != 1`, CELU is
+    /// `input_scale = 1 / alpha`).
     Elu {
         alpha: f64,
         scale: f64,
+        input_scale: f64,
     },
+    /// torch's `hardsigmoid`: `relu6(x + 3) / 6`.
+    Hardsigmoid,
 }
 
 struct Pointwise(Kind);
@@ -28,6 +32,7 @@ impl Function for Pointwise {
             Kind::Hardtanh { .. } => "HardtanhBackward",
             Kind::Hardswish => "HardswishBackward",
             Kind::Elu { .. } => "EluBackward",
+            Kind::Hardsigmoid => "HardsigmoidBackward",
         }
     }
 
@@ -39,10 +44,23 @@ impl Function for Pointwise {
             Kind::Hardswish => x
                 .mul(&x.add(3.0)?.clamp(Some(0.0.into()), Some(6.0.into()))?)?
                 .div(6.0),
-            Kind::Elu { alpha, scale } => {
-                let negative = x.expm1()?.mul(alpha * scale)?;
+            Kind::Elu {
+                alpha,
+                scale,
+                input_scale,
+            } => {
+                let scaled = if input_scale == 1.0 {
+                    x.clone()
+                } else {
+                    x.mul(input_scale)?
+                };
+                let negative = scaled.expm1()?.mul(alpha * scale)?;
                 where_cond(&x.le(0.0)?, negative.into(), x.mul(scale)?.into())
             }
+            Kind::Hardsigmoid => x
+                .add(3.0)?
+                .clamp(Some(0.0.into()), Some(6.0.into()))?
+                .div(6.0),
         }
     }
 
@@ -59,10 +77,25 @@ impl Function for Pointwise {
                 let upper = where_cond(&x.lt(3.0)?, middle.into(), g.into())?;
                 where_cond(&x.le(-3.0)?, 0.0.into(), upper.into())?
             }
-            // elu_backward: alpha * scale * exp(x) for x <= 0, else scale (NaN too).
-            Kind::Elu { alpha, scale } => {
-                let negative = g.mul(&x.exp()?)?.mul(alpha * scale)?;
+            // elu_backward: alpha * scale * input_scale * exp(x * input_scale) for x <= 0, else
+            // scale (NaN too).
+            Kind::Elu {
+                alpha,
+                scale,
+                input_scale,
+            } => {
+                let scaled = if input_scale == 1.0 {
+                    x.clone()
+                } else {
+                    x.mul(input_scale)?
+                };
+                let negative = g.mul(&scaled.exp()?)?.mul(alpha * scale * input_scale)?;
                 where_cond(&x.le(0.0)?, negative.into(), g.mul(scale)?.into())?
+            }
+            // hardsigmoid_backward: 1/6 strictly inside (-3, 3), else 0 (NaN too).
+            Kind::Hardsigmoid => {
+                let inside = x.gt(-3.0)?.logical_and(&x.lt(3.0)?)?;
+                where_cond(&inside, g.div(6.0)?.into(), 0.0.into())?
             }
         };
         Ok(vec![Some(grad)])
@@ -85,5 +118,29 @@ pub(crate) fn hardswish(input: &Tensor) -> Result<Tensor> {
 
 /// torch's `elu(x, alpha, scale)`.
 pub(crate) fn elu(input: &Tensor, alpha: f64, scale: f64) -> Result<Tensor> {
-    run(Kind::Elu { alpha, scale }, input)
+    run(
+        Kind::Elu {
+            alpha,
+            scale,
+            input_scale: 1.0,
+        },
+        input,
+    )
+}
+
+/// torch's `celu(x, alpha)`: `elu(x, alpha, 1, 1 / alpha)`.
+pub(crate) fn celu(input: &Tensor, alpha: f64) -> Result<Tensor> {
+    run(
+        Kind::Elu {
+            alpha,
+            scale: 1.0,
+            input_scale: 1.0 / alpha,
+        },
+        input,
+    )
+}
+
+/// torch's `hardsigmoid`.
+pub(crate) fn hardsigmoid(input: &Tensor) -> Result<Tensor> {
+    run(Kind::Hardsigmoid, input)
 }

@@ -1,31 +1,50 @@
 //! The layers of torch.nn, each a struct implementing `Module` over `nn::functional`.
 
 mod activation;
+mod activation_more;
 mod container;
 mod conv;
 mod dropout;
+mod dropout_distance;
 mod embedding;
+mod embedding_bag;
 mod linear;
 mod loss;
+mod loss_more;
 mod normalization;
 mod normalization_batch;
 mod padding;
 mod pooling;
 mod resample;
+mod recurrent;
 mod reshape;
 
 pub use activation::{
     ELU, GELU, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU, ReLU6, SELU, SiLU, Sigmoid,
     Softmax, Softplus, Tanh,
 };
+pub use activation_more::{
+    CELU, GLU, Hardshrink, Hardsigmoid, LogSigmoid, PReLU, RReLU, Softmax2d, Softmin, Softshrink,
+    Softsign, Tanhshrink, Threshold,
+};
 pub use container::{ModuleDict, ModuleList, Sequential, child_name, child_name_at};
 pub use conv::{Conv1d, Conv2d, ConvOptions};
 pub use dropout::Dropout;
+pub use dropout_distance::{
+    AlphaDropout, CosineSimilarity, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout,
+    PairwiseDistance,
+};
 pub use embedding::Embedding;
+pub use embedding_bag::{EmbeddingBag, ParameterList};
 pub use linear::{Bilinear, Identity, Linear};
 pub use loss::{
     BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
     SmoothL1Loss,
+};
+pub use loss_more::{
+    CTCLoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss,
+    MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
+    SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
 };
 pub use normalization::{LayerNorm, RMSNorm};
 pub use normalization_batch::{
@@ -39,6 +58,7 @@ pub use padding::{
 };
 pub use pooling::{AdaptiveAvgPool2d, AvgPool2d, MaxPool2d};
 pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
+pub use recurrent::{GRUCell, RNNCell};
 pub use reshape::{Flatten, Unflatten};
 
 use borch_tensor::{DType, Result, Tensor, empty, keep_alive};

@@ -19,9 +19,12 @@ use crate::module::Module;
 use crate::reduction::Reduction;
 
 mod activations;
+mod activations_more;
 mod conv;
+mod dropout_distance;
 mod layers;
 mod losses;
+mod losses_more;
 mod normalization;
 mod normalization_more;
 mod padding;
@@ -92,6 +95,9 @@ pub fn classes() -> &'static [ModuleClass] {
         all.extend(padding::entries());
         all.extend(resample::entries());
         all.extend(losses::entries());
+        all.extend(activations_more::entries());
+        all.extend(losses_more::entries());
+        all.extend(dropout_distance::entries());
         all
     })
 }
