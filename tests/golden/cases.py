@@ -19,6 +19,8 @@ FAMILIES.append(matmul)
 FAMILIES.append(nn)
 from families import conv  # noqa: E402
 FAMILIES.append(conv)
+from families import convpool  # noqa: E402
+FAMILIES.append(convpool)
 
 
 def main():

@@ -8,6 +8,8 @@ mod linear;
 mod loss;
 mod normalization;
 mod pointwise;
+mod pooling;
+pub(crate) mod pooling_catalog;
 mod sparse;
 
 pub use activation::{
@@ -18,6 +20,12 @@ pub use activation::{
 pub use borch_tensor::{
     Padding, adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d, max_pool2d_with_indices,
 };
+pub use borch_tensor::{
+    TransposeArgs, adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d,
+    adaptive_max_pool2d, adaptive_max_pool3d, avg_pool1d, avg_pool3d, conv_transpose1d,
+    conv_transpose2d, conv_transpose3d, conv3d, max_pool1d, max_pool1d_with_indices, max_pool3d,
+    max_pool3d_with_indices,
+};
 pub use cross_entropy::{cross_entropy, nll_loss};
 pub use dropout::dropout;
 pub use linear::{bilinear, linear};
@@ -26,6 +34,7 @@ pub use loss::{
     smooth_l1_loss,
 };
 pub use normalization::{layer_norm, rms_norm};
+pub use pooling::{lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d};
 pub use sparse::embedding;
 pub(crate) use sparse::padding_index;
 

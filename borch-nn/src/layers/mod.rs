@@ -3,12 +3,15 @@
 mod activation;
 mod container;
 mod conv;
+mod conv_transpose;
 mod dropout;
 mod embedding;
+mod lazy;
 mod linear;
 mod loss;
 mod normalization;
 mod pooling;
+mod pooling_more;
 mod reshape;
 
 pub use activation::{
@@ -16,9 +19,14 @@ pub use activation::{
     Softmax, Softplus, Tanh,
 };
 pub use container::{ModuleDict, ModuleList, Sequential, child_name, child_name_at};
-pub use conv::{Conv1d, Conv2d, ConvOptions};
+pub use conv::{Conv1d, Conv2d, Conv3d, ConvOptions};
+pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, ConvTransposeOptions};
 pub use dropout::Dropout;
 pub use embedding::Embedding;
+pub use lazy::{
+    Lazy, LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
+    LazyConvTranspose3d, LazyLinear,
+};
 pub use linear::{Bilinear, Identity, Linear};
 pub use loss::{
     BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
@@ -26,6 +34,11 @@ pub use loss::{
 };
 pub use normalization::{LayerNorm, RMSNorm};
 pub use pooling::{AdaptiveAvgPool2d, AvgPool2d, MaxPool2d};
+pub use pooling_more::{
+    AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
+    AvgPool1d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d, MaxPool3d, MaxUnpool1d,
+    MaxUnpool2d, MaxUnpool3d,
+};
 pub use reshape::{Flatten, Unflatten};
 
 use borch_tensor::{DType, Result, Tensor, empty, keep_alive};

@@ -1,0 +1,159 @@
+"""Freeze torch.nn's 3-D and transposed convolutions, the pooling layers beyond 2-D and the Lazy
+modules into convpool_cases.json (one case a line) for borch-nn's tests/convpool.rs.
+
+Run: python3 tests/nn/convpool_cases.py   (needs torch; the Rust tests only read the JSON)
+
+Sections:
+- "forward": as cases.py's forward cases (a module spec, its state_dict loaded in Rust, inputs,
+  the output and the gradients of `(output * gout).sum()` for every float input and parameter).
+- "lazy": a Lazy module built, then called right after `torch.manual_seed(seed)`: its repr before
+  and after, the state_dict its first forward initialised (torch's default init from the CPU
+  generator), the output and the gradients.
+- "structure": repr and state_dict keys of each new class.
+"""
+
+import json
+import os
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from cases import M, C, build, enc, forward_case, inp, materialise, rand, randn  # noqa: E402
+
+
+def forward_cases():
+    f = forward_case
+    pos = lambda *shape: rand(*shape) + 0.1
+    out = [
+        f("conv_transpose1d", M("ConvTranspose1d", 3, 2, 3, stride=2, padding=1, output_padding=1),
+          [inp(randn(2, 3, 5))]),
+        f("conv_transpose2d", M("ConvTranspose2d", 3, 4, 3), [inp(randn(2, 3, 4, 4))]),
+        f("conv_transpose2d_options",
+          M("ConvTranspose2d", 4, 6, [3, 2], stride=[2, 1], padding=1, output_padding=[1, 0],
+            groups=2, bias=False, dilation=[1, 2]),
+          [inp(randn(1, 4, 3, 4), transpose=True)]),
+        f("conv_transpose2d_unbatched", M("ConvTranspose2d", 2, 3, 2, stride=2),
+          [inp(randn(2, 3, 3))]),
+        f("conv_transpose3d", M("ConvTranspose3d", 2, 3, 2, stride=2, padding=1),
+          [inp(randn(1, 2, 3, 3, 3))]),
+        f("conv3d", M("Conv3d", 2, 3, 3, padding=1), [inp(randn(2, 2, 4, 4, 4))]),
+        f("conv3d_options", M("Conv3d", 4, 4, [2, 3, 2], stride=2, groups=2, bias=False),
+          [inp(randn(1, 4, 4, 5, 4))]),
+        f("max_pool1d", M("MaxPool1d", 3, stride=2, padding=1), [inp(randn(2, 3, 8))]),
+        f("max_pool3d", M("MaxPool3d", 2), [inp(randn(1, 2, 4, 4, 4))]),
+        f("max_pool3d_options", M("MaxPool3d", 3, stride=2, padding=1, ceil_mode=True),
+          [inp(randn(1, 2, 5, 4, 6))]),
+        f("avg_pool1d", M("AvgPool1d", 3, stride=2, padding=1, count_include_pad=False),
+          [inp(randn(2, 3, 8))]),
+        f("avg_pool3d", M("AvgPool3d", 2, stride=1), [inp(randn(1, 2, 3, 4, 4))]),
+        f("avg_pool3d_divisor", M("AvgPool3d", 3, 2, 1, divisor_override=4),
+          [inp(randn(1, 2, 5, 5, 5))]),
+        f("adaptive_avg_pool1d", M("AdaptiveAvgPool1d", 3), [inp(randn(2, 3, 7))]),
+        f("adaptive_avg_pool3d", M("AdaptiveAvgPool3d", [2, None, 3]), [inp(randn(1, 2, 5, 4, 7))]),
+        f("adaptive_max_pool1d", M("AdaptiveMaxPool1d", 3), [inp(randn(2, 3, 7))]),
+        f("adaptive_max_pool2d", M("AdaptiveMaxPool2d", [2, 3]), [inp(randn(2, 3, 5, 7))]),
+        f("adaptive_max_pool3d", M("AdaptiveMaxPool3d", 2), [inp(randn(1, 2, 3, 5, 4))]),
+        f("lp_pool1d", M("LPPool1d", 2, 3, stride=2), [inp(randn(2, 3, 8))]),
+        f("lp_pool2d", M("LPPool2d", 3, 2), [inp(pos(2, 3, 4, 6))]),
+        f("lp_pool3d", M("LPPool3d", 2, [2, 2, 3], stride=1), [inp(randn(1, 2, 3, 3, 4))]),
+    ]
+    for name, kind, pool, shape, kw in [
+        ("max_unpool1d", "MaxUnpool1d", torch.nn.functional.max_pool1d, (2, 3, 8), {"kernel_size": 2}),
+        ("max_unpool2d", "MaxUnpool2d", torch.nn.functional.max_pool2d, (1, 2, 4, 6), {"kernel_size": 2}),
+        ("max_unpool2d_s2_p1", "MaxUnpool2d", torch.nn.functional.max_pool2d, (1, 2, 5, 5),
+         {"kernel_size": 3, "stride": 2, "padding": 1}),
+        ("max_unpool3d", "MaxUnpool3d", torch.nn.functional.max_pool3d, (1, 2, 4, 4, 4), {"kernel_size": 2}),
+    ]:
+        v, i = pool(randn(*shape), return_indices=True, **kw)
+        spec = M(kind, kw["kernel_size"], stride=kw.get("stride"), padding=kw.get("padding", 0))
+        out.append(f(name, spec, [inp(v), inp(i)]))
+    out.append(f("encoder_decoder", C("Sequential", [
+        M("Conv2d", 1, 4, 3, padding=1), M("ReLU"), M("MaxPool2d", 2),
+        M("ConvTranspose2d", 4, 2, 2, stride=2), M("Tanh")]),
+        [inp(randn(2, 1, 6, 6))]))
+    return out
+
+
+def lazy_case(name, spec, inputs, seed):
+    m = build(spec)
+    before = repr(m)
+    leaves, args = [], []
+    for d in inputs:
+        leaf, arg = materialise(d)
+        leaves.append(leaf)
+        args.append(arg)
+    torch.manual_seed(seed)
+    y = m(*args)
+    g = randn(*y.shape)
+    (y * g).sum().backward()
+    return {
+        "name": name, "module": spec, "seed": seed, "inputs": inputs,
+        "repr_before": before, "repr_after": repr(m),
+        "state_dict": [[k, enc(v)] for k, v in m.state_dict().items()],
+        "output": enc(y), "gout": enc(g),
+        "input_grads": [enc(l.grad) if l.grad is not None else None for l in leaves],
+        "param_grads": [[k, enc(p.grad)] for k, p in m.named_parameters() if p.grad is not None],
+    }
+
+
+def lazy_cases():
+    L = lazy_case
+    return [
+        L("lazy_linear", M("LazyLinear", 3), [inp(randn(2, 5))], 0),
+        L("lazy_linear_no_bias_3d", M("LazyLinear", 4, bias=False), [inp(randn(2, 3, 6))], 1),
+        L("lazy_conv1d", M("LazyConv1d", 4, 3, stride=2), [inp(randn(2, 3, 9))], 2),
+        L("lazy_conv2d", M("LazyConv2d", 4, 3, padding=1), [inp(randn(2, 3, 5, 5))], 3),
+        L("lazy_conv2d_unbatched_groups", M("LazyConv2d", 4, [2, 3], groups=2, bias=False),
+          [inp(randn(2, 4, 5))], 4),
+        L("lazy_conv2d_same", M("LazyConv2d", 2, 3, padding="same"), [inp(randn(1, 2, 4, 4))], 5),
+        L("lazy_conv3d", M("LazyConv3d", 2, 2), [inp(randn(1, 3, 3, 3, 3))], 6),
+        L("lazy_conv_transpose1d", M("LazyConvTranspose1d", 2, 3, stride=2, output_padding=1),
+          [inp(randn(2, 3, 4))], 7),
+        L("lazy_conv_transpose2d", M("LazyConvTranspose2d", 3, 2, stride=2),
+          [inp(randn(2, 2, 3, 3))], 8),
+        L("lazy_conv_transpose3d", M("LazyConvTranspose3d", 2, 2), [inp(randn(1, 2, 2, 2, 2))], 9),
+        L("lazy_mlp", C("Sequential", [M("LazyLinear", 8), M("ReLU"), M("LazyLinear", 2)]),
+          [inp(randn(3, 5))], 10),
+    ]
+
+
+def structure_cases():
+    out = []
+    for spec in [
+        M("ConvTranspose1d", 3, 2, 3), M("ConvTranspose2d", 3, 4, [3, 2], stride=2, padding=1,
+                                          output_padding=1, groups=1, bias=False, dilation=2),
+        M("ConvTranspose3d", 2, 4, 3, groups=2), M("Conv3d", 2, 3, 3, stride=[1, 2, 1], padding=1),
+        M("MaxPool1d", 3, stride=2), M("MaxPool3d", [2, 2, 3], padding=1, ceil_mode=True),
+        M("AvgPool1d", 3), M("AvgPool1d", 3, 2, 1), M("AvgPool3d", 2, stride=1),
+        M("AdaptiveAvgPool1d", 3), M("AdaptiveAvgPool3d", [2, None, 3]), M("AdaptiveMaxPool1d", 2),
+        M("AdaptiveMaxPool2d", [2, None]), M("AdaptiveMaxPool3d", 2), M("LPPool1d", 2, 3),
+        M("LPPool2d", 1.5, [2, 3], stride=1), M("LPPool3d", 2, 2, ceil_mode=True),
+        M("MaxUnpool1d", 2), M("MaxUnpool2d", 3, 2, 1), M("MaxUnpool3d", 2, stride=1),
+    ]:
+        m = build(spec)
+        out.append({"module": spec, "repr": repr(m), "state_dict_keys": list(m.state_dict().keys())})
+    return out
+
+
+def main():
+    torch.set_default_dtype(torch.float32)
+    sections = {
+        "forward": forward_cases(),
+        "lazy": lazy_cases(),
+        "structure": structure_cases(),
+    }
+    path = os.path.join(HERE, "convpool_cases.json")
+    with open(path, "w") as fh:
+        fh.write('{"torch":%s' % json.dumps(torch.__version__))
+        for key, cases in sections.items():
+            fh.write(',\n"%s":[\n' % key)
+            fh.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
+            fh.write("\n]")
+        fh.write("}\n")
+    print(f"{path}: " + ", ".join(f"{len(v)} {k}" for k, v in sections.items()))
+
+
+if __name__ == "__main__":
+    main()
