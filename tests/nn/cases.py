@@ -24,6 +24,7 @@ ModuleList) or of [name, spec] pairs (ModuleDict, named Sequential).
 import json
 import math
 import os
+import sys
 from collections import OrderedDict
 
 import torch
@@ -31,6 +32,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import json_lines  # noqa: E402 (tests/json_lines.py)
+
 DTYPES = {torch.float32: "float32", torch.int64: "int64", torch.bool: "bool"}
 
 
@@ -579,9 +583,7 @@ def main():
         "errors": error_cases(),
     }
     path = os.path.join(HERE, "cases.json")
-    with open(path, "w") as fh:
-        json.dump(cases, fh, separators=(",", ":"))
-        fh.write("\n")
+    json_lines.write(path, cases)  # one case a line: a regeneration's diff is what changed
     print(f"{path}: {len(cases['forward'])} forward, {len(cases['init'])} init, "
           f"{len(cases['init_fns'])} init fns, {len(cases['structure'])} structure, "
           f"{len(cases['load_errors'])} load, {len(cases['errors'])} error cases")

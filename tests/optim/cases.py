@@ -214,9 +214,12 @@ def main():
         "schedulers": list(scheduler_cases()),
     }
     path = os.path.join(HERE, "cases.json")
-    with open(path, "w") as f:
-        json.dump(out, f, indent=None, separators=(",", ":"))
-        f.write("\n")
+    import sys
+
+    sys.path.insert(0, os.path.dirname(HERE))
+    import json_lines  # tests/json_lines.py: one case a line, so a regeneration's diff is what changed
+
+    json_lines.write(path, out)
     print(f"{len(out['optimizers'])} optimizer cases, {len(out['schedulers'])} scheduler cases -> {path}")
 
 

@@ -20,11 +20,14 @@ which borch does not reproduce, so this script refuses to run there (see docs/ra
 import json
 import math
 import os
+import sys
 
 import torch
 from torch import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import json_lines  # noqa: E402 (tests/json_lines.py)
 
 
 def flat(t):
@@ -89,9 +92,7 @@ def train(name, model, loss_fn, data, batches, opt, steps, config, sched=None, l
         "final": params_json(model),
     }
     path = os.path.join(HERE, f"{name}.json")
-    with open(path, "w") as f:
-        json.dump(out, f, separators=(",", ":"))
-        f.write("\n")
+    json_lines.write(path, out)  # one value a line: a regeneration's diff is what changed
     print(f"{name}: {steps} steps, loss {losses[0]:.6g} -> {losses[-1]:.6g}, wrote {path}")
 
 

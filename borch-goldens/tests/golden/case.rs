@@ -1,23 +1,25 @@
-//! Reading golden.json: inputs (tensors through view chains, or scalars), args, expectations.
+//! Reading golden.json: cases, their inputs as catalog values (tensors through their view chain,
+//! or numbers) and golden numbers as the catalog's values.
 
-use borch_tensor::{DType, HostData, Operand, Result, Scalar, Tensor};
-use serde_json::Value;
+use borch_tensor::api::{self, Value};
+use borch_tensor::{DType, HostData, Result, Tensor};
+use serde_json::Value as Json;
 
 pub struct Case {
     pub name: String,
     pub op: String,
     pub family: String,
-    pub inputs: Vec<Value>,
-    pub args: Value,
-    pub expect: Option<Vec<Value>>,
-    pub error: Option<Value>,
+    pub inputs: Vec<Json>,
+    pub args: serde_json::Map<String, Json>,
+    pub expect: Option<Vec<Json>>,
+    pub error: Option<Json>,
     /// Backward cases: the gradient fed to `out[0]` and torch's gradient of each input's base.
-    pub backward: Option<(Value, Vec<Value>)>,
+    pub backward: Option<(Json, Vec<Json>)>,
 }
 
 pub fn load(path: &std::path::Path) -> Vec<Case> {
     let text = std::fs::read_to_string(path).expect("golden.json is committed");
-    let root: Value = serde_json::from_str(&text).expect("golden.json parses");
+    let root: Json = serde_json::from_str(&text).expect("golden.json parses");
     root["cases"]
         .as_array()
         .expect("cases array")
@@ -27,9 +29,9 @@ pub fn load(path: &std::path::Path) -> Vec<Case> {
             op: c["op"].as_str().unwrap_or_default().to_string(),
             family: c["family"].as_str().unwrap_or_default().to_string(),
             inputs: c["inputs"].as_array().cloned().unwrap_or_default(),
-            args: c["args"].clone(),
+            args: c["args"].as_object().cloned().unwrap_or_default(),
             expect: c["expect"].as_array().cloned(),
-            error: c.get("error").cloned(),
+            error: c.get("error").filter(|e| !e.is_null()).cloned(),
             backward: (c["kind"].as_str() == Some("backward")).then(|| {
                 (
                     c["grad_output"].clone(),
@@ -40,13 +42,31 @@ pub fn load(path: &std::path::Path) -> Vec<Case> {
         .collect()
 }
 
-pub fn number(v: &Value) -> f64 {
+pub fn number(v: &Json) -> f64 {
     match v {
-        Value::String(s) if s == "nan" => f64::NAN,
-        Value::String(s) if s == "inf" => f64::INFINITY,
-        Value::String(s) if s == "-inf" => f64::NEG_INFINITY,
-        Value::Bool(b) => f64::from(u8::from(*b)),
+        Json::String(s) if s == "nan" => f64::NAN,
+        Json::String(s) if s == "inf" => f64::INFINITY,
+        Json::String(s) if s == "-inf" => f64::NEG_INFINITY,
+        Json::Bool(b) => f64::from(u8::from(*b)),
         other => other.as_f64().unwrap_or(f64::NAN),
+    }
+}
+
+/// A golden value as the catalog's: a JSON int is an int and a JSON float a float even when it
+/// is a whole number (`2.0` is Python's float, as golden.json writes it); `"nan"`, `"inf"`,
+/// `"-inf"` are those floats; lists are lists.
+pub fn value(v: &Json) -> Value {
+    match v {
+        Json::Null => Value::None,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) if matches!(s.as_str(), "nan" | "inf" | "-inf") => Value::Float(number(v)),
+        Json::String(s) => Value::Str(s.clone()),
+        Json::Array(items) => Value::List(items.iter().map(value).collect()),
+        Json::Object(_) => Value::Other("dict".into()),
     }
 }
 
@@ -55,7 +75,7 @@ pub fn dtype(name: &str) -> DType {
 }
 
 /// An encoded tensor's host data and shape.
-pub fn host(v: &Value) -> (HostData, Vec<usize>) {
+pub fn host(v: &Json) -> (HostData, Vec<usize>) {
     let shape: Vec<usize> = v["shape"]
         .as_array()
         .map(|a| a.iter().map(|d| d.as_u64().unwrap_or(0) as usize).collect())
@@ -69,129 +89,51 @@ pub fn host(v: &Value) -> (HostData, Vec<usize>) {
     (host, shape)
 }
 
-fn dims(v: &Value) -> Vec<isize> {
-    v.as_array()
-        .map(|a| a.iter().map(|d| d.as_i64().unwrap_or(0) as isize).collect())
-        .unwrap_or_default()
+/// An encoded tensor as a new leaf.
+pub fn tensor(v: &Json) -> Result<Tensor> {
+    let (data, shape) = host(v);
+    Tensor::from_host(&data, &shape)
 }
 
-fn int(v: &Value) -> isize {
-    v.as_i64().unwrap_or(0) as isize
-}
-
-fn opt_int(v: &Value) -> Option<isize> {
-    v.as_i64().map(|x| x as isize)
-}
-
-/// Apply one view step of the chain, as families/common.py's apply_view does in torch.
-fn view_step(t: &Tensor, step: &[Value]) -> Result<Tensor> {
-    let a = &step[1..];
-    match step[0].as_str().unwrap_or_default() {
-        "t" => t.t(),
-        "transpose" => t.transpose(int(&a[0]), int(&a[1])),
-        "permute" => t.permute(&dims(&a[0])),
-        "slice" => t.slice(
-            int(&a[0]),
-            opt_int(&a[1]),
-            opt_int(&a[2]),
-            a[3].as_i64().unwrap_or(1) as isize,
-        ),
-        "expand" => t.expand(&dims(&a[0])),
-        "select" => t.select(int(&a[0]), int(&a[1])),
-        "unsqueeze" => t.unsqueeze(int(&a[0])),
-        "reshape" => t.reshape(&dims(&a[0])),
-        "narrow" => t.narrow(int(&a[0]), int(&a[1]), a[2].as_u64().unwrap_or(0) as usize),
-        other => panic!("unknown view step {other}"),
+/// One view step `[name, a, b, …]`: the method call `name(a, b, …)` through the op catalog, as
+/// families/common.py's apply_view does in torch.
+fn view_step(t: Tensor, step: &[Json]) -> Result<Tensor> {
+    let name = step.first().and_then(Json::as_str).unwrap_or_default();
+    let mut positional = vec![Value::Tensor(t)];
+    positional.extend(step.iter().skip(1).map(value));
+    match api::call(name, true, positional, Vec::new())? {
+        Value::Tensor(t) => Ok(t),
+        other => panic!("view step {name} gave a {}", other.type_name()),
     }
 }
 
-/// Build a case's inputs: tensors with their view chain applied, or scalars.
-pub fn operands(inputs: &[Value]) -> Result<Vec<Operand>> {
-    Ok(leaves(inputs, false)?.0)
-}
-
-/// Inputs as `operands` does, and each float tensor input's base (before its view chain),
-/// which requires grad when `requires_grad`.
-pub fn leaves(
-    inputs: &[Value],
-    requires_grad: bool,
-) -> Result<(Vec<Operand>, Vec<Option<Tensor>>)> {
-    let mut operands = Vec::new();
+/// A case's inputs as values (tensors through their view chain, numbers as their kind says)
+/// and, per input, the float tensor's base (before its view chain), which requires grad when
+/// `requires_grad`.
+pub fn inputs(inputs: &[Json], requires_grad: bool) -> Result<(Vec<Value>, Vec<Option<Tensor>>)> {
+    let mut values = Vec::new();
     let mut bases = Vec::new();
     for i in inputs {
         if let Some(s) = i.get("scalar") {
-            operands.push(Operand::Scalar(match i["kind"].as_str() {
-                Some("bool") => Scalar::Bool(s.as_bool().unwrap_or(false)),
-                Some("int") => Scalar::Int(s.as_i64().unwrap_or(0)),
-                _ => Scalar::Float(number(s)),
-            }));
+            values.push(match i["kind"].as_str() {
+                Some("bool") => Value::Bool(s.as_bool().unwrap_or(false)),
+                Some("int") => Value::Int(s.as_i64().unwrap_or(0)),
+                _ => Value::Float(number(s)),
+            });
             bases.push(None);
             continue;
         }
-        let (data, shape) = host(&i["tensor"]);
-        let base = Tensor::from_host(&data, &shape)?;
+        let base = tensor(&i["tensor"])?;
         let float = base.dtype() == DType::Float32;
         if requires_grad && float {
             base.set_requires_grad(true)?;
         }
         let mut t = base.clone();
         for step in i["view"].as_array().into_iter().flatten() {
-            t = view_step(&t, step.as_array().map(Vec::as_slice).unwrap_or_default())?;
+            t = view_step(t, step.as_array().map(Vec::as_slice).unwrap_or_default())?;
         }
-        operands.push(Operand::Tensor(t));
+        values.push(Value::Tensor(t));
         bases.push(float.then_some(base));
     }
-    Ok((operands, bases))
-}
-
-/// Typed access to a case's args.
-pub struct Args<'a>(pub &'a Value);
-
-impl Args<'_> {
-    pub fn get(&self, k: &str) -> &Value {
-        &self.0[k]
-    }
-    pub fn has(&self, k: &str) -> bool {
-        self.0.get(k).is_some_and(|v| !v.is_null())
-    }
-    pub fn int(&self, k: &str) -> isize {
-        int(&self.0[k])
-    }
-    pub fn opt_int(&self, k: &str) -> Option<isize> {
-        opt_int(&self.0[k])
-    }
-    pub fn usize(&self, k: &str) -> usize {
-        self.0[k].as_u64().unwrap_or(0) as usize
-    }
-    pub fn f64(&self, k: &str) -> f64 {
-        number(&self.0[k])
-    }
-    pub fn opt_f64(&self, k: &str) -> Option<f64> {
-        self.has(k).then(|| number(&self.0[k]))
-    }
-    #[allow(dead_code)] // for families with boolean args (keepdim, descending, …)
-    pub fn bool(&self, k: &str) -> bool {
-        self.0[k].as_bool().unwrap_or(false)
-    }
-    pub fn dims(&self, k: &str) -> Vec<isize> {
-        dims(&self.0[k])
-    }
-    pub fn shape(&self, k: &str) -> Vec<usize> {
-        dims(&self.0[k]).into_iter().map(|d| d as usize).collect()
-    }
-    #[allow(dead_code)] // for families with string args (reduction, mode, …)
-    pub fn str(&self, k: &str) -> Option<&str> {
-        self.0[k].as_str()
-    }
-    pub fn dtype(&self, k: &str) -> Option<DType> {
-        self.0[k].as_str().map(dtype)
-    }
-    /// A number arg as a Scalar of its JSON kind (int stays int, bool stays bool).
-    pub fn scalar(&self, k: &str) -> Scalar {
-        match &self.0[k] {
-            Value::Bool(b) => Scalar::Bool(*b),
-            v if v.is_i64() => Scalar::Int(v.as_i64().unwrap_or(0)),
-            v => Scalar::Float(number(v)),
-        }
-    }
+    Ok((values, bases))
 }

@@ -9,7 +9,13 @@ use crate::case::{dtype, host};
 pub const ATOL: f64 = 1e-4;
 pub const RTOL: f64 = 1e-4;
 
-pub fn outputs(got: &[Tensor], expect: &[Value]) -> Result<(), String> {
+/// Read every tensor back (index errors found on the GPU arrive here, as on CUDA).
+pub fn read(tensors: &[Tensor]) -> borch_tensor::Result<Vec<HostData>> {
+    tensors.iter().map(Tensor::to_host_blocking).collect()
+}
+
+/// `got` tensors with their read-back `data`, against torch's encoded outputs.
+pub fn outputs(got: &[Tensor], data: &[HostData], expect: &[Value]) -> Result<(), String> {
     if got.len() != expect.len() {
         return Err(format!(
             "{} outputs, torch gave {}",
@@ -17,7 +23,7 @@ pub fn outputs(got: &[Tensor], expect: &[Value]) -> Result<(), String> {
             expect.len()
         ));
     }
-    for (i, (g, e)) in got.iter().zip(expect).enumerate() {
+    for (i, ((g, have), e)) in got.iter().zip(data).zip(expect).enumerate() {
         let (want, shape) = host(e);
         let want_dtype = dtype(e["dtype"].as_str().unwrap_or_default());
         if g.dtype() != want_dtype {
@@ -34,10 +40,7 @@ pub fn outputs(got: &[Tensor], expect: &[Value]) -> Result<(), String> {
                 shape
             ));
         }
-        let have = g
-            .to_host_blocking()
-            .map_err(|e| format!("readback failed: {e}"))?;
-        values(&have, &want).map_err(|m| format!("output {i}: {m}"))?;
+        values(have, &want).map_err(|m| format!("output {i}: {m}"))?;
     }
     Ok(())
 }

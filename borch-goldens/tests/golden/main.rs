@@ -1,61 +1,46 @@
 //! The golden runner: every case of tests/golden/golden.json (frozen from real torch by
-//! tests/golden/cases.py) executed by name on the default adapter, with one tolerance.
+//! tests/golden/cases.py) called by name through the catalogs as tests/golden/bindings.json
+//! says (the JavaScript and Python runners apply the same file), on the default adapter, with
+//! one tolerance.
 //! Prints `golden: N agreeing / M cases, K not implemented, D disagreeing (forward …, backward …)
 //! [adapter]` and fails on any disagreement. `GOLDEN_FILTER=substring` runs a subset; `GOLDEN_VERBOSE=1` lists every case.
 
+mod bindings;
 mod case;
 mod compare;
-mod conv;
-mod creation;
-mod elementwise;
-mod matmul;
-mod nn;
-mod random;
-mod reduce;
-mod shape;
-mod views;
 
+use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use borch_tensor::{Operand, Result, Tensor, default_device};
+use borch_tensor::{Tensor, default_device};
 
-use case::{Args, Case};
-
-type Family = fn(&str, &[Operand], &Args) -> Option<Result<Vec<Tensor>>>;
-
-/// Each family's runner; the first that knows the op runs it.
-const FAMILIES: &[Family] = &[
-    elementwise::run,
-    views::run,
-    creation::run,
-    shape::run,
-    random::run,
-    reduce::run,
-    matmul::run,
-    conv::run,
-    nn::run,
-];
+use bindings::{Bindings, Failure};
+use case::Case;
 
 enum Outcome {
     Agree,
-    NotImplemented,
+    /// What this surface cannot run, with the reason.
+    NotImplemented(String),
     Disagree(String),
 }
 
-fn run_case(c: &Case) -> Outcome {
+fn run_case(b: &Bindings, c: &Case) -> Outcome {
     if let Some((grad_output, grads)) = &c.backward {
-        return run_backward(c, grad_output, grads);
+        return run_backward(b, c, grad_output, grads);
     }
-    let operands = match case::operands(&c.inputs) {
-        Ok(o) => o,
+    let values = match case::inputs(&c.inputs, false) {
+        Ok((values, _)) => values,
         Err(e) => return Outcome::Disagree(format!("building inputs failed: {e}")),
     };
-    let args = Args(&c.args);
-    let Some(result) = FAMILIES.iter().find_map(|f| f(&c.op, &operands, &args)) else {
-        return Outcome::NotImplemented;
+    // Index errors found on the GPU arrive at the next readback (as on CUDA): read every output
+    // as part of the call.
+    let result = match b.call_op(c, values) {
+        Err(Failure::NotExpressible(why)) => return Outcome::NotImplemented(why),
+        Err(Failure::Borch(e)) => Err(e),
+        Ok(got) => compare::read(&got).map(|data| (got, data)),
     };
     let verdict = match (&result, &c.expect, &c.error) {
-        (Ok(got), Some(expect), _) => compare::outputs(got, expect),
+        (Ok((got, data)), Some(expect), _) => compare::outputs(got, data, expect),
         (Err(e), _, Some(expect)) => compare::error(e, expect),
         (Ok(_), _, Some(expect)) => Err(format!("succeeded but torch raised {}", expect["type"])),
         (Err(e), Some(_), _) => Err(format!("failed: {e}")),
@@ -68,7 +53,7 @@ fn outcome(verdict: std::result::Result<(), String>) -> Outcome {
     match verdict {
         Ok(()) => Outcome::Agree,
         Err(why) if why.contains("borch has no") || why.contains("not implemented yet") => {
-            Outcome::NotImplemented
+            Outcome::NotImplemented(why)
         }
         Err(why) => Outcome::Disagree(why),
     }
@@ -76,23 +61,27 @@ fn outcome(verdict: std::result::Result<(), String>) -> Outcome {
 
 /// Run the op on inputs whose float bases require grad, backpropagate torch's grad_output from
 /// the first output, and compare each base's gradient with torch's.
-fn run_backward(c: &Case, grad_output: &serde_json::Value, grads: &[serde_json::Value]) -> Outcome {
-    let (operands, bases) = match case::leaves(&c.inputs, true) {
+fn run_backward(
+    b: &Bindings,
+    c: &Case,
+    grad_output: &serde_json::Value,
+    grads: &[serde_json::Value],
+) -> Outcome {
+    let (values, bases) = match case::inputs(&c.inputs, true) {
         Ok(x) => x,
         Err(e) => return Outcome::Disagree(format!("building inputs failed: {e}")),
     };
-    let args = Args(&c.args);
-    let Some(result) = FAMILIES.iter().find_map(|f| f(&c.op, &operands, &args)) else {
-        return Outcome::NotImplemented;
+    let outputs = match b.call_op(c, values) {
+        Err(Failure::NotExpressible(why)) => return Outcome::NotImplemented(why),
+        Err(Failure::Borch(e)) => return outcome(Err(format!("forward failed: {e}"))),
+        Ok(outputs) => outputs,
     };
     let verdict = (|| -> std::result::Result<(), String> {
-        let outputs = result.map_err(|e| format!("forward failed: {e}"))?;
         let out = outputs.first().ok_or("no output")?;
         if !out.requires_grad() {
             return Err("not implemented yet: the op records no autograd node".into());
         }
-        let (data, shape) = case::host(grad_output);
-        let go = Tensor::from_host(&data, &shape).map_err(|e| e.to_string())?;
+        let go = case::tensor(grad_output).map_err(|e| e.to_string())?;
         borch_autograd::backward(out, Some(&go), false).map_err(|e| format!("backward: {e}"))?;
         for (i, (base, want)) in bases.iter().zip(grads).enumerate() {
             let got = base.as_ref().and_then(Tensor::grad);
@@ -100,8 +89,13 @@ fn run_backward(c: &Case, grad_output: &serde_json::Value, grads: &[serde_json::
                 (None, true) => {}
                 (Some(_), true) => return Err(format!("input {i} got a gradient, torch none")),
                 (None, false) => return Err(format!("input {i} got no gradient")),
-                (Some(g), false) => compare::outputs(&[g], std::slice::from_ref(want))
-                    .map_err(|m| format!("grad of input {i}: {m}"))?,
+                (Some(g), false) => {
+                    let g = [g];
+                    let data = compare::read(&g)
+                        .map_err(|e| format!("grad of input {i}: readback failed: {e}"))?;
+                    compare::outputs(&g, &data, std::slice::from_ref(want))
+                        .map_err(|m| format!("grad of input {i}: {m}"))?
+                }
             }
         }
         Ok(())
@@ -113,6 +107,7 @@ fn run_backward(c: &Case, grad_output: &serde_json::Value, grads: &[serde_json::
 fn golden() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/golden.json");
     let cases = case::load(&path);
+    let bindings = Bindings::load(&path.with_file_name("bindings.json"));
     let filter = std::env::var("GOLDEN_FILTER").unwrap_or_default();
     let verbose = std::env::var("GOLDEN_VERBOSE").is_ok_and(|v| v == "1");
     let adapter = default_device()
@@ -122,10 +117,10 @@ fn golden() {
     let (mut agree, mut missing, mut total) = (0, 0, 0);
     let (mut backward_agree, mut backward_total) = (0, 0);
     let mut disagreements = Vec::new();
-    let mut missing_ops = std::collections::BTreeSet::new();
+    let mut missing_ops: BTreeMap<String, usize> = BTreeMap::new();
     for c in cases.iter().filter(|c| c.name.contains(&filter)) {
         total += 1;
-        let outcome = catch_unwind(AssertUnwindSafe(|| run_case(c)))
+        let outcome = catch_unwind(AssertUnwindSafe(|| run_case(&bindings, c)))
             .unwrap_or_else(|_| Outcome::Disagree("panicked".into()));
         let is_backward = c.backward.is_some();
         backward_total += usize::from(is_backward);
@@ -134,9 +129,11 @@ fn golden() {
                 agree += 1;
                 backward_agree += usize::from(is_backward);
             }
-            Outcome::NotImplemented => {
+            Outcome::NotImplemented(why) => {
                 missing += 1;
-                missing_ops.insert(format!("{}:{}", c.family, c.op));
+                *missing_ops
+                    .entry(format!("{}:{}: {why}", c.family, c.op))
+                    .or_default() += 1;
             }
             Outcome::Disagree(why) => disagreements.push(format!("{}: {why}", c.name)),
         }
@@ -147,11 +144,8 @@ fn golden() {
     for d in &disagreements {
         println!("DISAGREE {d}");
     }
-    if !missing_ops.is_empty() {
-        println!(
-            "not implemented: {}",
-            missing_ops.into_iter().collect::<Vec<_>>().join(", ")
-        );
+    for (key, count) in &missing_ops {
+        println!("not implemented ({count}): {key}");
     }
     println!(
         "golden: {agree} agreeing / {total} cases, {missing} not implemented, {} disagreeing \

@@ -308,6 +308,8 @@ fn listed() -> Vec<Entry> {
         entry(Both, "topk", "k: Int, dim: Int = -1, largest: Bool = True, sorted: Bool = True", Pair,
             |a| ok(a.tensor(0)?.topk(a.usize(1)?, a.int(2)?, a.bool(3)?, a.bool(4)?))),
         // creation
+        entry(Func, "tensor", "data: Data, dtype: DType = None, requires_grad: Bool = False", T,
+            |a| factory(a, super::data::tensor(a.get(0), a.dtype(1)?))),
         entry(Func, "zeros", "*size: Ints, dtype: DType = None, requires_grad: Bool = False", T,
             |a| factory(a, creation::zeros(&a.sizes(0)?, a.dtype(1)?.unwrap_or(crate::DType::Float32)))),
         entry(Func, "ones", "*size: Ints, dtype: DType = None, requires_grad: Bool = False", T,

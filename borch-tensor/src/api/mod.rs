@@ -4,6 +4,7 @@
 
 mod args;
 mod catalog;
+mod data;
 mod signature;
 mod value;
 mod windows;

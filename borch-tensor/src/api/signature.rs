@@ -28,6 +28,8 @@ pub enum Kind {
     Tensors,
     /// A list of Python subscript items (`t[...]`): int, None, "...", [start, stop, step], Tensor.
     Indices,
+    /// `tensor()`'s data: a number or boolean, or nested lists of them.
+    Data,
 }
 
 /// A parameter's default.
@@ -174,6 +176,7 @@ fn parse_kind(kind: &str) -> Kind {
         "Ints" => Kind::Ints,
         "Tensors" => Kind::Tensors,
         "Indices" => Kind::Indices,
+        "Data" => Kind::Data,
         other => panic!("unknown parameter kind {other}"),
     }
 }

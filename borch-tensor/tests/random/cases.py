@@ -7,8 +7,12 @@ checked too. Floats are stored as exact doubles of the float32 results.
 """
 import json
 import os
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../tests"))
+import json_lines  # noqa: E402 (tests/json_lines.py)
 
 cases = []
 
@@ -167,6 +171,5 @@ out = {
     "cases": cases,
 }
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases.json")
-with open(path, "w") as f:
-    json.dump(out, f, separators=(",", ":"))
+json_lines.write(path, out)  # one case a line: a regeneration's diff is what changed
 print(f"wrote {len(cases)} cases to {path}")

@@ -55,6 +55,9 @@ const camel = (name) => {
   return body.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()) + tail;
 };
 
+// This runner's surface as bindings.json's `surfaces` names it (borch-ts, in a browser or Node).
+const SURFACE = 'js';
+
 // Reported as "not implemented", with the reason, instead of being run.
 class NotExpressible extends Error {}
 
@@ -161,8 +164,9 @@ function invoke(name, form, self, positional, keywords, namespace) {
 // The op's outputs as a list of tensors.
 function callOp(c, values) {
   const b = bindingOf(c.op);
-  if (b.not_implemented) throw new NotExpressible(b.not_implemented);
-  const when = b.not_implemented_when;
+  const applies = !b.surfaces || b.surfaces.includes(SURFACE);
+  if (applies && b.not_implemented) throw new NotExpressible(b.not_implemented);
+  const when = applies ? b.not_implemented_when : undefined;
   if (when && Object.entries(when.args).every(([k, v]) => num(c.args[k]) === v)) throw new NotExpressible(when.reason);
   if ('seed' in c.args) torch.manualSeed(num(c.args.seed));
   if (b.sequence) {

@@ -28,7 +28,7 @@ pub fn forwarding_js() -> String {
             .unwrap();
         }
     }
-    for e in api::entries().iter().filter(|e| e.is_function()) {
+    for e in generated_functions() {
         let js = camel(e.name);
         let forward = format!("(...args) {{ return callFunction({:?}, args); }}", e.name);
         if names::reserved(&js) {
@@ -38,6 +38,18 @@ pub fn forwarding_js() -> String {
         }
     }
     out + &functional_js()
+}
+
+/// Catalog functions that the package's wrapper defines itself, with a JavaScript signature of
+/// its own: `tensor(data, {dtype})` reads typed arrays and nested arrays of JavaScript numbers
+/// (a plain number is float32 data, a BigInt int64), which the catalog's `data` cannot express.
+const WRAPPER_FUNCTIONS: &[&str] = &["tensor"];
+
+/// The catalog's functions that get a generated forwarder and declaration.
+fn generated_functions() -> impl Iterator<Item = &'static Entry> {
+    api::entries()
+        .iter()
+        .filter(|e| e.is_function() && !WRAPPER_FUNCTIONS.contains(&e.name))
 }
 
 /// `nn.functional` (the package nests it in `nn`): one forwarding member per entry of
@@ -87,7 +99,7 @@ pub fn method_declarations() -> String {
 /// Declarations of the generated functions.
 pub fn function_declarations() -> String {
     let mut out = String::new();
-    for e in api::entries().iter().filter(|e| e.is_function()) {
+    for e in generated_functions() {
         let js = camel(e.name);
         if names::reserved(&js) {
             for line in types::overloads(e, &format!("{js}_"), true) {
@@ -173,8 +185,12 @@ mod tests {
     fn every_entry_gets_one_forwarding_line_and_a_declaration() {
         let js = forwarding_js();
         let methods = api::entries().iter().filter(|e| e.is_method()).count();
-        let functions = api::entries().iter().filter(|e| e.is_function()).count();
+        let functions = generated_functions().count();
         let functional = borch_nn::api::entries().len();
+        assert!(
+            !js.contains("export function tensor("),
+            "the wrapper defines tensor()"
+        );
         assert_eq!(js.lines().count(), 1 + methods + functions + 2 + functional);
         assert!(js.contains(
             "  logSoftmax: function (...args) { return callFunctional(\"log_softmax\", args); },"

@@ -18,6 +18,7 @@ fn ts_type(kind: Kind) -> &'static str {
         Kind::Ints => "number[]",
         Kind::Tensors => "Tensor[]",
         Kind::Indices => "(number | null | string | (number | null)[] | Tensor)[]",
+        Kind::Data => "TensorData",
     }
 }
 
