@@ -12,7 +12,6 @@ Sections:
 - "structure": repr and state_dict keys of each new class.
 """
 
-import json
 import os
 import sys
 
@@ -20,6 +19,8 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+from json_lines import write  # noqa: E402
 from cases import M, C, build, enc, forward_case, inp, materialise, rand, randn  # noqa: E402
 
 
@@ -145,13 +146,7 @@ def main():
         "structure": structure_cases(),
     }
     path = os.path.join(HERE, "convpool_cases.json")
-    with open(path, "w") as fh:
-        fh.write('{"torch":%s' % json.dumps(torch.__version__))
-        for key, cases in sections.items():
-            fh.write(',\n"%s":[\n' % key)
-            fh.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
-            fh.write("\n]")
-        fh.write("}\n")
+    write(path, {"torch": torch.__version__, **sections})
     print(f"{path}: " + ", ".join(f"{len(v)} {k}" for k, v in sections.items()))
 
 
