@@ -21,6 +21,8 @@ from families import conv  # noqa: E402
 FAMILIES.append(conv)
 from families import convpool  # noqa: E402
 FAMILIES.append(convpool)
+from families import norm  # noqa: E402
+FAMILIES.append(norm)
 
 
 def main():

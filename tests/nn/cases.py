@@ -31,6 +31,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import norm_cases
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import json_lines  # noqa: E402 (tests/json_lines.py)
@@ -486,7 +488,7 @@ def structure_cases():
                          ["loss", M("CrossEntropyLoss", weight=torch.ones(4))]]),
     ]
     out = []
-    for spec in specs:
+    for spec in specs + norm_cases.structure_specs(M):
         m = build(spec)
         out.append({
             "module": spec,
@@ -577,7 +579,9 @@ def main():
         "init": init_cases(),
         "init_fns": init_fn_cases(),
         "gains": gains(),
-        "forward": activation_cases() + layer_cases() + loss_cases(),
+        "forward": activation_cases() + layer_cases() + loss_cases()
+        + norm_cases.forward_cases(forward_case, M, inp),
+        "stats": norm_cases.stats_cases(build, M, enc),
         "structure": structure_cases(),
         "load_errors": load_error_cases(),
         "errors": error_cases(),

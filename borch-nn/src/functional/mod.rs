@@ -4,12 +4,16 @@
 mod activation;
 mod cross_entropy;
 mod dropout;
+mod fold;
 mod linear;
 mod loss;
 mod normalization;
+mod normalization_batch;
+mod padding;
 mod pointwise;
 mod pooling;
 pub(crate) mod pooling_catalog;
+mod resample;
 mod sparse;
 
 pub use activation::{
@@ -28,13 +32,19 @@ pub use borch_tensor::{
 };
 pub use cross_entropy::{cross_entropy, nll_loss};
 pub use dropout::dropout;
+pub use fold::{Blocks, fold, unfold};
 pub use linear::{bilinear, linear};
 pub use loss::{
     binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, mse_loss,
     smooth_l1_loss,
 };
 pub use normalization::{layer_norm, rms_norm};
+pub use normalization_batch::{
+    Momentum, batch_norm, group_norm, instance_norm, local_response_norm, normalize,
+};
+pub use padding::{PadMode, pad};
 pub use pooling::{lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d};
+pub use resample::{channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle};
 pub use sparse::embedding;
 pub(crate) use sparse::padding_index;
 

@@ -1,4 +1,5 @@
-//! Conv1d, Conv2d and Conv3d (torch's `_ConvNd` with `padding_mode='zeros'`).
+//! Conv1d, Conv2d and Conv3d (torch's `_ConvNd`; a `padding_mode` other than `'zeros'` pads
+//! through `F.pad`).
 
 use borch_tensor::{BorchError, Padding, Result, Tensor};
 
@@ -97,13 +98,44 @@ fn check(in_channels: usize, out_channels: usize, o: &ConvOptions, stride: &[usi
             o.padding_mode
         ));
     }
-    if o.padding_mode != "zeros" {
-        return Err(BorchError::NotImplemented(format!(
-            "borch's convolutions pad with zeros only: padding_mode='{}' is not implemented yet",
-            o.padding_mode
-        )));
-    }
     Ok(())
+}
+
+/// torch's `_reversed_padding_repeated_twice`: the `F.pad` list a non-zeros `padding_mode`
+/// pads with (for `'same'`, the extra pad of an even window goes after).
+fn reversed_padding(padding: &Padding, kernel: &[usize], dilation: &[usize]) -> Vec<isize> {
+    let n = kernel.len();
+    let mut out = vec![0; 2 * n];
+    for i in 0..n {
+        let (l, r) = match padding {
+            Padding::Sizes(p) => (p[i], p[i]),
+            Padding::Valid => (0, 0),
+            Padding::Same => {
+                let total = (dilation[i] * (kernel[i] - 1)) as isize;
+                (total / 2, total - total / 2)
+            }
+        };
+        out[2 * (n - 1 - i)] = l;
+        out[2 * (n - 1 - i) + 1] = r;
+    }
+    out
+}
+
+/// The input and padding a convolution runs with: with a non-zeros `padding_mode`, the input
+/// padded by `F.pad` in that mode and no padding left for the convolution.
+fn mode_padded(
+    input: &Tensor,
+    mode: &str,
+    padding: &Padding,
+    kernel: &[usize],
+    dilation: &[usize],
+) -> Result<(Tensor, Padding)> {
+    if mode == "zeros" {
+        return Ok((input.clone(), padding.clone()));
+    }
+    let pads = reversed_padding(padding, kernel, dilation);
+    let padded = F::pad(input, &pads, mode, None)?;
+    Ok((padded, Padding::Sizes(vec![0; kernel.len()])))
 }
 
 pub(super) fn signed(v: &[usize]) -> Vec<isize> {
@@ -206,12 +238,19 @@ macro_rules! conv_layer {
 
         impl Module for $name {
             fn forward(&self, input: &Tensor) -> Result<Tensor> {
-                $f(
+                let (input, padding) = mode_padded(
                     input,
+                    &self.padding_mode,
+                    &self.padding,
+                    &self.kernel_size,
+                    &self.dilation,
+                )?;
+                $f(
+                    &input,
                     &self.weight,
                     self.bias.as_ref(),
                     &signed(&self.stride),
-                    &self.padding,
+                    &padding,
                     &signed(&self.dilation),
                     self.groups as isize,
                 )
@@ -241,6 +280,9 @@ macro_rules! conv_layer {
                 }
                 if self.bias.is_none() {
                     s += ", bias=False";
+                }
+                if self.padding_mode != "zeros" {
+                    s += &format!(", padding_mode={}", self.padding_mode);
                 }
                 s
             }

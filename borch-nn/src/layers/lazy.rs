@@ -1,4 +1,5 @@
-//! torch's Lazy modules: LazyLinear, LazyConv1d/2d/3d and LazyConvTranspose1d/2d/3d. Each
+//! torch's Lazy modules: LazyLinear, LazyConv1d/2d/3d, LazyConvTranspose1d/2d/3d,
+//! LazyBatchNorm1d/2d/3d and LazyInstanceNorm1d/2d/3d. Each
 //! infers its input size (`in_features`, `in_channels`) on the first forward, then builds the
 //! module it becomes (torch's `cls_to_become`) with torch's default initialisation drawn at that
 //! moment, so after `manual_seed` the parameters are torch's. Before the first forward there are
@@ -10,8 +11,9 @@ use borch_tensor::{BorchError, Padding, Result, Tensor};
 
 use super::conv_transpose::conv_repr;
 use super::{
-    Conv1d, Conv2d, Conv3d, ConvOptions, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d,
-    ConvTransposeOptions, Linear,
+    BatchNorm1d, BatchNorm2d, BatchNorm3d, Conv1d, Conv2d, Conv3d, ConvOptions, ConvTranspose1d,
+    ConvTranspose2d, ConvTranspose3d, ConvTransposeOptions, InstanceNorm1d, InstanceNorm2d,
+    InstanceNorm3d, Linear,
 };
 use crate::module::Module;
 use crate::repr::py_bool;
@@ -312,4 +314,78 @@ lazy_conv_transpose!(
     conv_transpose3d,
     3,
     "torch's `nn.LazyConvTranspose3d(out_channels, kernel_size, …)`."
+);
+
+/// torch's `_LazyNormBase`: `num_features = input.shape[1]` (for every input, batched or not).
+fn second_dim(input: &Tensor, _class: &'static str) -> Result<usize> {
+    match input.shape().get(1) {
+        Some(&n) => Ok(n),
+        None => Err(BorchError::Index("tuple index out of range".into())),
+    }
+}
+
+macro_rules! lazy_norm {
+    ($alias:ident, $inner:ident, $doc:literal) => {
+        #[doc = $doc]
+        pub type $alias = Lazy<$inner>;
+
+        impl Lazy<$inner> {
+            /// `(eps, momentum, affine, track_running_stats, *, bias)`; `momentum` `None` is the
+            /// cumulative average.
+            pub fn norm(
+                eps: f64,
+                momentum: Option<f64>,
+                affine: bool,
+                track_running_stats: bool,
+                bias: bool,
+            ) -> Result<$alias> {
+                // A 0-feature layer shows torch's repr before the first forward (its init
+                // draws nothing: ones, zeros and the running statistics).
+                let shown =
+                    $inner::with_options(0, eps, momentum, affine, track_running_stats, bias)?;
+                Ok(Lazy::new(
+                    stringify!($alias),
+                    shown.extra_repr(),
+                    second_dim,
+                    Box::new(move |c| {
+                        $inner::with_options(c, eps, momentum, affine, track_running_stats, bias)
+                    }),
+                ))
+            }
+        }
+    };
+}
+
+lazy_norm!(
+    LazyBatchNorm1d,
+    BatchNorm1d,
+    "torch's `nn.LazyBatchNorm1d(eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, \
+     *, bias=True)`; becomes a `BatchNorm1d`."
+);
+lazy_norm!(
+    LazyBatchNorm2d,
+    BatchNorm2d,
+    "torch's `nn.LazyBatchNorm2d(…)`; becomes a `BatchNorm2d`."
+);
+lazy_norm!(
+    LazyBatchNorm3d,
+    BatchNorm3d,
+    "torch's `nn.LazyBatchNorm3d(…)`; becomes a `BatchNorm3d`."
+);
+lazy_norm!(
+    LazyInstanceNorm1d,
+    InstanceNorm1d,
+    "torch's `nn.LazyInstanceNorm1d(eps=1e-05, momentum=0.1, affine=True, \
+     track_running_stats=True, *, bias=True)` (torch's defaults, unlike InstanceNorm1d's); \
+     becomes an `InstanceNorm1d`."
+);
+lazy_norm!(
+    LazyInstanceNorm2d,
+    InstanceNorm2d,
+    "torch's `nn.LazyInstanceNorm2d(…)`; becomes an `InstanceNorm2d`."
+);
+lazy_norm!(
+    LazyInstanceNorm3d,
+    InstanceNorm3d,
+    "torch's `nn.LazyInstanceNorm3d(…)`; becomes an `InstanceNorm3d`."
 );

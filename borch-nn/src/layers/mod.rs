@@ -10,8 +10,11 @@ mod lazy;
 mod linear;
 mod loss;
 mod normalization;
+mod normalization_batch;
+mod padding;
 mod pooling;
 mod pooling_more;
+mod resample;
 mod reshape;
 
 pub use activation::{
@@ -24,8 +27,9 @@ pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, Conv
 pub use dropout::Dropout;
 pub use embedding::Embedding;
 pub use lazy::{
-    Lazy, LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
-    LazyConvTranspose3d, LazyLinear,
+    Lazy, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d,
+    LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d, LazyInstanceNorm1d,
+    LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear,
 };
 pub use linear::{Bilinear, Identity, Linear};
 pub use loss::{
@@ -33,12 +37,22 @@ pub use loss::{
     SmoothL1Loss,
 };
 pub use normalization::{LayerNorm, RMSNorm};
+pub use normalization_batch::{
+    BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d,
+    InstanceNorm3d, LocalResponseNorm,
+};
+pub use padding::{
+    CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
+    ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+    ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,
+};
 pub use pooling::{AdaptiveAvgPool2d, AvgPool2d, MaxPool2d};
 pub use pooling_more::{
     AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
     AvgPool1d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d, MaxPool3d, MaxUnpool1d,
     MaxUnpool2d, MaxUnpool3d,
 };
+pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use reshape::{Flatten, Unflatten};
 
 use borch_tensor::{DType, Result, Tensor, empty, keep_alive};

@@ -83,7 +83,8 @@ pub fn bind<'a>(
     }
     let mut values = Vec::with_capacity(params.len());
     for (slot, p) in slots.into_iter().zip(&params) {
-        let given = slot.filter(|v| !(v.is_none() && p.default != Default::None));
+        let nullable = matches!(p.default, Default::None | Default::FloatOrNone(_));
+        let given = slot.filter(|v| !(v.is_none() && !nullable));
         match given.or_else(|| p.default.value()) {
             Some(v) => values.push(v),
             None => {

@@ -41,6 +41,9 @@ pub enum Default {
     Int(i64),
     Float(f64),
     Str(&'static str),
+    /// A number that may also be passed as None, which then means something else (BatchNorm's
+    /// `momentum: float | None = 0.1`), written `= 0.1 | None`: an explicit None is kept.
+    FloatOrNone(f64),
 }
 
 impl Default {
@@ -50,7 +53,7 @@ impl Default {
             Default::None => Value::None,
             Default::Bool(b) => Value::Bool(b),
             Default::Int(i) => Value::Int(i),
-            Default::Float(f) => Value::Float(f),
+            Default::Float(f) | Default::FloatOrNone(f) => Value::Float(f),
             Default::Str(s) => Value::Str(s.to_string()),
         })
     }
@@ -187,6 +190,9 @@ fn parse_default(d: &str) -> Default {
         "True" => Default::Bool(true),
         "False" => Default::Bool(false),
         _ if d.starts_with('\'') => Default::Str(leak(d.trim_matches('\''))),
+        _ if d.ends_with("| None") => {
+            Default::FloatOrNone(d.trim_end_matches("| None").trim().parse().expect("bad default"))
+        }
         _ => match d.parse::<i64>() {
             Ok(i) => Default::Int(i),
             Err(_) => Default::Float(d.parse().expect("bad default")),
