@@ -1,31 +1,29 @@
-"""Freeze torch.nn's 3-D and transposed convolutions, the pooling layers beyond 2-D and the Lazy
-modules into convpool_cases.json (one case a line) for borch-nn's tests/convpool.rs.
+"""The 3-D and transposed convolutions, the pooling layers beyond 2-D and the Lazy modules' cases
+for cases.json (called from cases.py):
 
-Run: python3 tests/nn/convpool_cases.py   (needs torch; the Rust tests only read the JSON)
-
-Sections:
-- "forward": as cases.py's forward cases (a module spec, its state_dict loaded in Rust, inputs,
-  the output and the gradients of `(output * gout).sum()` for every float input and parameter).
+- forward cases (output and gradients) for Conv3d, ConvTranspose1d/2d/3d, MaxPool1d/3d,
+  AvgPool1d/3d, AdaptiveAvgPool1d/3d, AdaptiveMaxPool1d/2d/3d, LPPool1d/2d/3d, MaxUnpool1d/2d/3d;
 - "lazy": a Lazy module built, then called right after `torch.manual_seed(seed)`: its repr before
   and after, the state_dict its first forward initialised (torch's default init from the CPU
-  generator), the output and the gradients.
-- "structure": repr and state_dict keys of each new class.
+  generator), the output and the gradients (`borch-nn/tests/lazy.rs`);
+- structure specs (repr, state_dict keys).
 """
-
-import os
-import sys
-
 import torch
+import torch.nn.functional as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
-from json_lines import write  # noqa: E402
-from cases import M, C, build, enc, forward_case, inp, materialise, rand, randn  # noqa: E402
+GEN = torch.Generator().manual_seed(2468)
 
 
-def forward_cases():
-    f = forward_case
+def randn(*shape):
+    return torch.randn(*shape, generator=GEN)
+
+
+def rand(*shape):
+    return torch.rand(*shape, generator=GEN)
+
+
+def forward_cases(f, M, C, inp):
+    """`f` is cases.py's forward_case, `M`/`C` its module specs, `inp` its input encoder."""
     pos = lambda *shape: rand(*shape) + 0.1
     out = [
         f("conv_transpose1d", M("ConvTranspose1d", 3, 2, 3, stride=2, padding=1, output_padding=1),
@@ -61,11 +59,11 @@ def forward_cases():
         f("lp_pool3d", M("LPPool3d", 2, [2, 2, 3], stride=1), [inp(randn(1, 2, 3, 3, 4))]),
     ]
     for name, kind, pool, shape, kw in [
-        ("max_unpool1d", "MaxUnpool1d", torch.nn.functional.max_pool1d, (2, 3, 8), {"kernel_size": 2}),
-        ("max_unpool2d", "MaxUnpool2d", torch.nn.functional.max_pool2d, (1, 2, 4, 6), {"kernel_size": 2}),
-        ("max_unpool2d_s2_p1", "MaxUnpool2d", torch.nn.functional.max_pool2d, (1, 2, 5, 5),
+        ("max_unpool1d", "MaxUnpool1d", F.max_pool1d, (2, 3, 8), {"kernel_size": 2}),
+        ("max_unpool2d", "MaxUnpool2d", F.max_pool2d, (1, 2, 4, 6), {"kernel_size": 2}),
+        ("max_unpool2d_s2_p1", "MaxUnpool2d", F.max_pool2d, (1, 2, 5, 5),
          {"kernel_size": 3, "stride": 2, "padding": 1}),
-        ("max_unpool3d", "MaxUnpool3d", torch.nn.functional.max_pool3d, (1, 2, 4, 4, 4), {"kernel_size": 2}),
+        ("max_unpool3d", "MaxUnpool3d", F.max_pool3d, (1, 2, 4, 4, 4), {"kernel_size": 2}),
     ]:
         v, i = pool(randn(*shape), return_indices=True, **kw)
         spec = M(kind, kw["kernel_size"], stride=kw.get("stride"), padding=kw.get("padding", 0))
@@ -77,7 +75,7 @@ def forward_cases():
     return out
 
 
-def lazy_case(name, spec, inputs, seed):
+def lazy_case(build, enc, materialise, name, spec, inputs, seed):
     m = build(spec)
     before = repr(m)
     leaves, args = [], []
@@ -99,8 +97,10 @@ def lazy_case(name, spec, inputs, seed):
     }
 
 
-def lazy_cases():
-    L = lazy_case
+def lazy_cases(build, M, C, enc, inp, materialise):
+    def L(*a):
+        return lazy_case(build, enc, materialise, *a)
+
     return [
         L("lazy_linear", M("LazyLinear", 3), [inp(randn(2, 5))], 0),
         L("lazy_linear_no_bias_3d", M("LazyLinear", 4, bias=False), [inp(randn(2, 3, 6))], 1),
@@ -131,9 +131,8 @@ def lazy_cases():
     ]
 
 
-def structure_cases():
-    out = []
-    for spec in [
+def structure_specs(M):
+    return [
         M("ConvTranspose1d", 3, 2, 3), M("ConvTranspose2d", 3, 4, [3, 2], stride=2, padding=1,
                                           output_padding=1, groups=1, bias=False, dilation=2),
         M("ConvTranspose3d", 2, 4, 3, groups=2), M("Conv3d", 2, 3, 3, stride=[1, 2, 1], padding=1),
@@ -143,23 +142,4 @@ def structure_cases():
         M("AdaptiveMaxPool2d", [2, None]), M("AdaptiveMaxPool3d", 2), M("LPPool1d", 2, 3),
         M("LPPool2d", 1.5, [2, 3], stride=1), M("LPPool3d", 2, 2, ceil_mode=True),
         M("MaxUnpool1d", 2), M("MaxUnpool2d", 3, 2, 1), M("MaxUnpool3d", 2, stride=1),
-    ]:
-        m = build(spec)
-        out.append({"module": spec, "repr": repr(m), "state_dict_keys": list(m.state_dict().keys())})
-    return out
-
-
-def main():
-    torch.set_default_dtype(torch.float32)
-    sections = {
-        "forward": forward_cases(),
-        "lazy": lazy_cases(),
-        "structure": structure_cases(),
-    }
-    path = os.path.join(HERE, "convpool_cases.json")
-    write(path, {"torch": torch.__version__, **sections})
-    print(f"{path}: " + ", ".join(f"{len(v)} {k}" for k, v in sections.items()))
-
-
-if __name__ == "__main__":
-    main()
+    ]

@@ -101,13 +101,13 @@ pub(crate) fn entries() -> Vec<Entry> {
         entry("lp_pool3d", LP_POOL, T, |a| lp(a, F::lp_pool3d)),
         entry("adaptive_max_pool1d", "input: Tensor, output_size: Ints, return_indices: Bool = False", MaybePair,
             |a| maybe_pair(a, 2, F::adaptive_max_pool1d(&a.tensor(0)?, &a.sizes_or_none(1)?))),
-        entry("adaptive_max_pool2d", "input: Tensor, output_size: Ints, return_indices: Bool = False", MaybePair,
+        entry("adaptive_max_pool2d", "input: Tensor, output_size: SizesOrNone, return_indices: Bool = False", MaybePair,
             |a| maybe_pair(a, 2, F::adaptive_max_pool2d(&a.tensor(0)?, &a.sizes_or_none(1)?))),
-        entry("adaptive_max_pool3d", "input: Tensor, output_size: Ints, return_indices: Bool = False", MaybePair,
+        entry("adaptive_max_pool3d", "input: Tensor, output_size: SizesOrNone, return_indices: Bool = False", MaybePair,
             |a| maybe_pair(a, 2, F::adaptive_max_pool3d(&a.tensor(0)?, &a.sizes_or_none(1)?))),
         entry("adaptive_avg_pool1d", "input: Tensor, output_size: Ints", T,
             |a| ok(F::adaptive_avg_pool1d(&a.tensor(0)?, &a.sizes_or_none(1)?))),
-        entry("adaptive_avg_pool3d", "input: Tensor, output_size: Ints", T,
+        entry("adaptive_avg_pool3d", "input: Tensor, output_size: SizesOrNone", T,
             |a| ok(F::adaptive_avg_pool3d(&a.tensor(0)?, &a.sizes_or_none(1)?))),
     ]
 }

@@ -2,7 +2,7 @@
 //! MaxUnpool1d/2d/3d over `nn::functional`. A module's `forward` returns one tensor: with
 //! `return_indices=True` it is refused, and `forward_with_indices` gives the indices too.
 
-use borch_tensor::{BorchError, Result, Tensor};
+use borch_tensor::{BorchError, Result, Scalar, Tensor};
 
 use crate::functional as F;
 use crate::module::Module;
@@ -373,7 +373,8 @@ macro_rules! lp_pool {
     ($name:ident, $f:path, $doc:literal) => {
         #[doc = $doc]
         pub struct $name {
-            pub norm_type: f64,
+            /// As given (an int prints as one, as torch shows it).
+            pub norm_type: Scalar,
             pub kernel_size: Vec<usize>,
             pub stride: Option<Vec<usize>>,
             pub ceil_mode: bool,
@@ -382,13 +383,13 @@ macro_rules! lp_pool {
 
         impl $name {
             pub fn new(
-                norm_type: f64,
+                norm_type: impl Into<Scalar>,
                 kernel_size: &[usize],
                 stride: Option<&[usize]>,
                 ceil_mode: bool,
             ) -> $name {
                 $name {
-                    norm_type,
+                    norm_type: norm_type.into(),
                     kernel_size: kernel_size.to_vec(),
                     stride: stride.map(<[usize]>::to_vec),
                     ceil_mode,
@@ -402,7 +403,7 @@ macro_rules! lp_pool {
                 let stride = self.stride.as_deref().map(signed);
                 $f(
                     input,
-                    self.norm_type,
+                    self.norm_type.to_f64(),
                     &signed(&self.kernel_size),
                     stride.as_deref(),
                     self.ceil_mode,
@@ -414,7 +415,10 @@ macro_rules! lp_pool {
             fn extra_repr(&self) -> String {
                 format!(
                     "norm_type={}, kernel_size={}, stride={}, ceil_mode={}",
-                    py_float(self.norm_type),
+                    match self.norm_type {
+                        Scalar::Float(p) => py_float(p),
+                        other => other.to_f64().to_string(),
+                    },
                     size(&self.kernel_size),
                     self.stride.as_deref().map_or("None".into(), size),
                     py_bool(self.ceil_mode)

@@ -11,7 +11,7 @@ use super::value::Value;
 
 /// torch's parameters of `conv1d` and `conv2d`.
 pub const CONV_PARAMS: &str = "input: Tensor, weight: Tensor, bias: Tensor = None, stride: Ints = 1, \
-                               padding: Ints = 0, dilation: Ints = 1, groups: Int = 1";
+                               padding: Padding = 0, dilation: Ints = 1, groups: Int = 1";
 
 /// torch's parameters of `conv_transpose1d/2d/3d`.
 pub const CONV_TRANSPOSE_PARAMS: &str = "input: Tensor, weight: Tensor, bias: Tensor = None, \
