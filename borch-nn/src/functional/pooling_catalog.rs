@@ -69,10 +69,11 @@ fn unpool(a: &Args, f: Unpool) -> Result<Value> {
     ))
 }
 
-/// The entries, in torch's documentation order.
+/// The entries, in torch's documentation order. Those with `return_indices` declare one tensor
+/// (as `max_pool2d`): the pair comes back only when asked for.
 #[rustfmt::skip]
 pub(crate) fn entries() -> Vec<Entry> {
-    use Returns::{MaybePair, Tensor as T};
+    use Returns::Tensor as T;
     vec![
         entry("conv3d", CONV_PARAMS, T, |a| api::run_conv(a, 3)),
         entry("conv_transpose1d", CONV_TRANSPOSE_PARAMS, T, |a| api::run_conv_transpose(a, 1)),
@@ -91,19 +92,19 @@ pub(crate) fn entries() -> Vec<Entry> {
                 ok(F::avg_pool3d(&a.tensor(0)?, &a.ints(1)?, stride.as_deref(), &a.ints(3)?, a.bool(4)?,
                     a.bool(5)?, a.opt_int(6)?))
             }),
-        entry("max_pool1d", MAX_POOL, MaybePair, |a| api::run_max_pool(a, 1, a.bool(6)?)),
-        entry("max_pool3d", MAX_POOL, MaybePair, |a| api::run_max_pool(a, 3, a.bool(6)?)),
+        entry("max_pool1d", MAX_POOL, T, |a| api::run_max_pool(a, 1, a.bool(6)?)),
+        entry("max_pool3d", MAX_POOL, T, |a| api::run_max_pool(a, 3, a.bool(6)?)),
         entry("max_unpool1d", UNPOOL, T, |a| unpool(a, F::max_unpool1d)),
         entry("max_unpool2d", UNPOOL, T, |a| unpool(a, F::max_unpool2d)),
         entry("max_unpool3d", UNPOOL, T, |a| unpool(a, F::max_unpool3d)),
         entry("lp_pool1d", LP_POOL, T, |a| lp(a, F::lp_pool1d)),
         entry("lp_pool2d", LP_POOL, T, |a| lp(a, F::lp_pool2d)),
         entry("lp_pool3d", LP_POOL, T, |a| lp(a, F::lp_pool3d)),
-        entry("adaptive_max_pool1d", "input: Tensor, output_size: Ints, return_indices: Bool = False", MaybePair,
+        entry("adaptive_max_pool1d", "input: Tensor, output_size: Ints, return_indices: Bool = False", T,
             |a| maybe_pair(a, 2, F::adaptive_max_pool1d(&a.tensor(0)?, &a.sizes_or_none(1)?))),
-        entry("adaptive_max_pool2d", "input: Tensor, output_size: SizesOrNone, return_indices: Bool = False", MaybePair,
+        entry("adaptive_max_pool2d", "input: Tensor, output_size: SizesOrNone, return_indices: Bool = False", T,
             |a| maybe_pair(a, 2, F::adaptive_max_pool2d(&a.tensor(0)?, &a.sizes_or_none(1)?))),
-        entry("adaptive_max_pool3d", "input: Tensor, output_size: SizesOrNone, return_indices: Bool = False", MaybePair,
+        entry("adaptive_max_pool3d", "input: Tensor, output_size: SizesOrNone, return_indices: Bool = False", T,
             |a| maybe_pair(a, 2, F::adaptive_max_pool3d(&a.tensor(0)?, &a.sizes_or_none(1)?))),
         entry("adaptive_avg_pool1d", "input: Tensor, output_size: Ints", T,
             |a| ok(F::adaptive_avg_pool1d(&a.tensor(0)?, &a.sizes_or_none(1)?))),
