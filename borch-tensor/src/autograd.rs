@@ -131,6 +131,14 @@ pub enum ShapeOp {
     Col2im {
         window: Window2d,
     },
+    /// The windows of volumes laid out as columns; see `Tensor::im2col3d`.
+    Im2col3d {
+        window: crate::ops::window3d::Window3d,
+    },
+    /// Columns summed back into volumes; see `Tensor::col2im3d`.
+    Col2im3d {
+        window: crate::ops::window3d::Window3d,
+    },
 }
 
 impl ShapeOp {
@@ -153,6 +161,8 @@ impl ShapeOp {
             ShapeOp::TakeAlong { .. } => "take_along_dim",
             ShapeOp::Im2col { .. } => "im2col",
             ShapeOp::Col2im { .. } => "col2im",
+            ShapeOp::Im2col3d { .. } => "im2col3d",
+            ShapeOp::Col2im3d { .. } => "col2im3d",
         }
     }
 }

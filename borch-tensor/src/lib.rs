@@ -29,12 +29,25 @@ pub use host::{Element, HostData, NdData};
 pub use kernels::check::check_index_errors;
 pub use layout::{Layout, broadcast_shapes, fmt_size, wrap_dim};
 pub use ops::conv::{Padding, conv1d, conv2d};
+pub use ops::conv_transpose::{
+    TransposeArgs, conv_transpose1d, conv_transpose2d, conv_transpose3d,
+};
+pub use ops::conv3d::conv3d;
 pub use ops::creation::{arange, arange_to, empty, eye, full, linspace, ones, zeros};
 pub use ops::elementwise::where_cond;
 pub use ops::join::{cat, stack};
 pub use ops::pool::{adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices};
+pub use ops::pool_adaptive::{
+    adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d,
+    adaptive_max_pool3d, max_unpool,
+};
+pub use ops::pool_nd::{
+    avg_pool1d, avg_pool3d, max_pool1d, max_pool1d_with_indices, max_pool3d,
+    max_pool3d_with_indices,
+};
 pub use ops::random::{normal, rand, randint, randn, randperm};
 pub use ops::unfold::Window2d;
+pub use ops::window3d::Window3d;
 pub use random::{Generator, default_generator, initial_seed, manual_seed};
 pub use scalar::{Operand, Scalar};
 pub use scope::{Scope, keep_alive, keep_like, scope};

@@ -21,6 +21,8 @@ from families import conv  # noqa: E402
 FAMILIES.append(conv)
 from families import inplace, indexing, linalg, stats, factories  # noqa: E402
 FAMILIES.extend([inplace, indexing, linalg, stats, factories])
+from families import convpool  # noqa: E402
+FAMILIES.append(convpool)
 from families import norm  # noqa: E402
 FAMILIES.append(norm)
 from families import activations, losses, nn_more  # noqa: E402

@@ -32,6 +32,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import norm_cases
+import convpool_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -488,7 +489,7 @@ def structure_cases(extra=()):
                          ["loss", M("CrossEntropyLoss", weight=torch.ones(4))]]),
     ]
     out = []
-    for spec in specs + norm_cases.structure_specs(M) + list(extra):
+    for spec in specs + norm_cases.structure_specs(M) + convpool_cases.structure_specs(M) + list(extra):
         m = build(spec)
         out.append({
             "module": spec,
@@ -583,8 +584,10 @@ def main():
         "init_fns": init_fn_cases(),
         "gains": gains(),
         "forward": activation_cases() + layer_cases() + loss_cases()
-        + norm_cases.forward_cases(forward_case, M, inp) + more,
+        + norm_cases.forward_cases(forward_case, M, inp)
+        + convpool_cases.forward_cases(forward_case, M, C, inp) + more,
         "stats": norm_cases.stats_cases(build, M, enc),
+        "lazy": convpool_cases.lazy_cases(build, M, C, enc, inp, materialise),
         "structure": structure_cases(cases_more.structure_specs()),
         "load_errors": load_error_cases(),
         "errors": error_cases(),

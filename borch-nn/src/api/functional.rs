@@ -186,7 +186,7 @@ pub fn entries() -> &'static [Entry] {
         // torch's num_classes=-1 reads the classes back: the core's one_hot does that where it can.
         entry("one_hot", "tensor: Tensor, num_classes: Int = -1",
             |a| api::call("one_hot", false, a.values().to_vec(), Vec::new())),
-    ].into_iter().chain(super::norm_functions::entries()).chain(more::entries()).collect())
+    ].into_iter().chain(super::norm_functions::entries()).chain(more::entries()).chain(F::pooling_catalog::entries()).collect())
 }
 
 /// Call `torch.nn.functional.name(...)` with dynamically typed arguments.

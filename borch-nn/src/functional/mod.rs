@@ -18,6 +18,8 @@ mod normalization;
 mod normalization_batch;
 mod padding;
 mod pointwise;
+mod pooling;
+pub(crate) mod pooling_catalog;
 mod resample;
 mod sparse;
 
@@ -32,6 +34,12 @@ pub use activation_more::{
 /// Convolution and pooling live in the core (`torch.conv2d` is a torch function too).
 pub use borch_tensor::{
     Padding, adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d, max_pool2d_with_indices,
+};
+pub use borch_tensor::{
+    TransposeArgs, adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d,
+    adaptive_max_pool2d, adaptive_max_pool3d, avg_pool1d, avg_pool3d, conv_transpose1d,
+    conv_transpose2d, conv_transpose3d, conv3d, max_pool1d, max_pool1d_with_indices, max_pool3d,
+    max_pool3d_with_indices,
 };
 pub use cross_entropy::{cross_entropy, nll_loss};
 pub use ctc::{Lengths, ctc_loss};
@@ -56,6 +64,7 @@ pub use normalization_batch::{
     Momentum, batch_norm, group_norm, instance_norm, local_response_norm, normalize,
 };
 pub use padding::{PadMode, pad};
+pub use pooling::{lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d};
 pub use resample::{channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle};
 pub use sparse::embedding;
 pub(crate) use sparse::padding_index;

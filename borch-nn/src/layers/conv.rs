@@ -1,5 +1,5 @@
-//! Conv1d and Conv2d (torch's `_ConvNd`; a `padding_mode` other than `'zeros'` pads through
-//! `F.pad`).
+//! Conv1d, Conv2d and Conv3d (torch's `_ConvNd`; a `padding_mode` other than `'zeros'` pads
+//! through `F.pad`).
 
 use borch_tensor::{BorchError, Padding, Result, Tensor};
 
@@ -68,7 +68,7 @@ fn value_err<T>(msg: impl Into<String>) -> Result<T> {
 }
 
 /// One value per spatial dim (torch's `_single` / `_pair`).
-fn per_dim<T: Copy>(v: &[T], n: usize, name: &str) -> Result<Vec<T>> {
+pub(super) fn per_dim<T: Copy>(v: &[T], n: usize, name: &str) -> Result<Vec<T>> {
     match v.len() {
         1 => Ok(vec![v[0]; n]),
         len if len == n => Ok(v.to_vec()),
@@ -138,8 +138,22 @@ fn mode_padded(
     Ok((padded, Padding::Sizes(vec![0; kernel.len()])))
 }
 
-fn signed(v: &[usize]) -> Vec<isize> {
+pub(super) fn signed(v: &[usize]) -> Vec<isize> {
     v.iter().map(|&x| x as isize).collect()
+}
+
+/// torch's `_ConvNd.reset_parameters` (plain and transposed): `kaiming_uniform_(weight,
+/// a=sqrt(5))`, then the bias from U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+pub(super) fn reset_conv(weight: &Tensor, bias: Option<&Tensor>) -> Result<()> {
+    init::kaiming_uniform_(weight, 5.0f64.sqrt(), "fan_in", "leaky_relu")?;
+    if let Some(b) = bias {
+        let (fan_in, _) = init::calculate_fan_in_and_fan_out(weight)?;
+        if fan_in != 0 {
+            let bound = 1.0 / (fan_in as f64).sqrt();
+            init::uniform_(b, -bound, bound)?;
+        }
+    }
+    Ok(())
 }
 
 macro_rules! conv_layer {
@@ -218,15 +232,7 @@ macro_rules! conv_layer {
             /// torch's `reset_parameters`: `kaiming_uniform_(weight, a=sqrt(5))`, then the bias
             /// from U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
             pub fn reset_parameters(&self) -> Result<()> {
-                init::kaiming_uniform_(&self.weight, 5.0f64.sqrt(), "fan_in", "leaky_relu")?;
-                if let Some(b) = &self.bias {
-                    let (fan_in, _) = init::calculate_fan_in_and_fan_out(&self.weight)?;
-                    if fan_in != 0 {
-                        let bound = 1.0 / (fan_in as f64).sqrt();
-                        init::uniform_(b, -bound, bound)?;
-                    }
-                }
-                Ok(())
+                reset_conv(&self.weight, self.bias.as_ref())
             }
         }
 
@@ -303,4 +309,12 @@ conv_layer!(
     F::conv1d,
     "torch's `nn.Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, \
      dilation=1, groups=1, bias=True, padding_mode='zeros')` over `(N, C, L)` or `(C, L)`."
+);
+conv_layer!(
+    Conv3d,
+    3,
+    F::conv3d,
+    "torch's `nn.Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, \
+     dilation=1, groups=1, bias=True, padding_mode='zeros')` over `(N, C, D, H, W)` or \
+     `(C, D, H, W)`."
 );

@@ -4,10 +4,12 @@ mod activation;
 mod activation_more;
 mod container;
 mod conv;
+mod conv_transpose;
 mod dropout;
 mod dropout_distance;
 mod embedding;
 mod embedding_bag;
+mod lazy;
 mod linear;
 mod loss;
 mod loss_more;
@@ -15,6 +17,7 @@ mod normalization;
 mod normalization_batch;
 mod padding;
 mod pooling;
+mod pooling_more;
 mod resample;
 mod recurrent;
 mod reshape;
@@ -28,7 +31,8 @@ pub use activation_more::{
     Softsign, Tanhshrink, Threshold,
 };
 pub use container::{ModuleDict, ModuleList, Sequential, child_name, child_name_at};
-pub use conv::{Conv1d, Conv2d, ConvOptions};
+pub use conv::{Conv1d, Conv2d, Conv3d, ConvOptions};
+pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, ConvTransposeOptions};
 pub use dropout::Dropout;
 pub use dropout_distance::{
     AlphaDropout, CosineSimilarity, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout,
@@ -36,6 +40,11 @@ pub use dropout_distance::{
 };
 pub use embedding::Embedding;
 pub use embedding_bag::{EmbeddingBag, ParameterList};
+pub use lazy::{
+    Lazy, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d,
+    LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d, LazyInstanceNorm1d,
+    LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear,
+};
 pub use linear::{Bilinear, Identity, Linear};
 pub use loss::{
     BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
@@ -57,6 +66,11 @@ pub use padding::{
     ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,
 };
 pub use pooling::{AdaptiveAvgPool2d, AvgPool2d, MaxPool2d};
+pub use pooling_more::{
+    AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
+    AvgPool1d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d, MaxPool3d, MaxUnpool1d,
+    MaxUnpool2d, MaxUnpool3d,
+};
 pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use recurrent::{GRUCell, RNNCell};
 pub use reshape::{Flatten, Unflatten};

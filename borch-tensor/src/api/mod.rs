@@ -15,7 +15,10 @@ pub use args::{Args, bind};
 pub use catalog::{entries, find, find_in};
 pub use signature::{Call, Default, Entry, Form, Kind, Param, Returns, parse_params};
 pub use value::Value;
-pub use windows::{CONV_PARAMS, run_conv};
+pub use windows::{
+    CONV_PARAMS, CONV_TRANSPOSE_PARAMS, MAX_POOL_PARAMS, pair, run_conv, run_conv_transpose,
+    run_max_pool,
+};
 
 use crate::error::{BorchError, Result};
 

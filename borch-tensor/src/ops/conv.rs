@@ -37,11 +37,11 @@ impl From<isize> for Padding {
 }
 
 /// The hyper-parameters of one convolution call, as torch takes them.
-struct Params<'a> {
-    stride: &'a [isize],
-    padding: &'a Padding,
-    dilation: &'a [isize],
-    groups: isize,
+pub(crate) struct Params<'a> {
+    pub stride: &'a [isize],
+    pub padding: &'a Padding,
+    pub dilation: &'a [isize],
+    pub groups: isize,
 }
 
 /// torch's `conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)`:
@@ -88,7 +88,12 @@ pub fn conv1d(
 
 /// One value per spatial dim, as torch's argument parser expands a single int, then torch's
 /// check against the weight's spatial dims.
-fn expand(values: &[isize], name: &str, spatial: usize, weight_dims: usize) -> Result<Vec<isize>> {
+pub(crate) fn expand(
+    values: &[isize],
+    name: &str,
+    spatial: usize,
+    weight_dims: usize,
+) -> Result<Vec<isize>> {
     let v = if values.len() == 1 {
         vec![values[0]; spatial]
     } else {
@@ -105,7 +110,12 @@ fn expand(values: &[isize], name: &str, spatial: usize, weight_dims: usize) -> R
     Ok(v)
 }
 
-fn check_dtypes(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, name: &str) -> Result<()> {
+pub(crate) fn check_dtypes(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    name: &str,
+) -> Result<()> {
     let type_name = |d: DType| format!("torch.{}Tensor", d.scalar_type_name());
     if input.dtype() != weight.dtype() {
         return runtime(format!(
@@ -133,6 +143,25 @@ fn check_dtypes(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>, name: &s
     Ok(())
 }
 
+/// torch's checks of the weight's dim 0 against `groups` (plain and transposed convolutions).
+pub(crate) fn check_weight_groups(w: &[usize], groups: usize) -> Result<()> {
+    if w[0] < groups {
+        return runtime(format!(
+            "Given groups={groups}, expected weight to be at least {groups} at dimension 0, but \
+             got weight of size {} instead",
+            fmt_list(w)
+        ));
+    }
+    if !w[0].is_multiple_of(groups) {
+        return runtime(format!(
+            "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, \
+             but got weight of size [{}] instead",
+            fmt_list(w)
+        ));
+    }
+    Ok(())
+}
+
 /// torch's `check_shape_forward` (messages and order) for a batched input.
 fn check_shapes(
     input: &Tensor,
@@ -154,20 +183,7 @@ fn check_shapes(
             k = w.len()
         ));
     }
-    if w[0] < groups {
-        return runtime(format!(
-            "Given groups={groups}, expected weight to be at least {groups} at dimension 0, but \
-             got weight of size {} instead",
-            fmt_list(w)
-        ));
-    }
-    if !w[0].is_multiple_of(groups) {
-        return runtime(format!(
-            "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, \
-             but got weight of size [{}] instead",
-            fmt_list(w)
-        ));
-    }
+    check_weight_groups(w, groups)?;
     if x[1] != w[1] * groups {
         return runtime(format!(
             "Given groups={groups}, weight of size {}, expected input{} to have {} channels, but \
@@ -208,13 +224,27 @@ fn check_shapes(
     Ok(())
 }
 
-fn convolution(
+/// A convolution's arguments after torch's checks: the input batched, and per spatial dim the
+/// stride, the padding before, the dilation and the extra padding after ('same' with an even
+/// span).
+pub(crate) struct Resolved {
+    pub x: Tensor,
+    pub batched: bool,
+    pub stride: Vec<usize>,
+    pub padding: Vec<usize>,
+    pub dilation: Vec<usize>,
+    pub extra: Vec<usize>,
+    pub groups: usize,
+}
+
+/// torch's checks of a `conv{spatial}d` call, in its order.
+pub(crate) fn resolve(
     input: &Tensor,
     weight: &Tensor,
     bias: Option<&Tensor>,
     p: &Params<'_>,
     spatial: usize,
-) -> Result<Tensor> {
+) -> Result<Resolved> {
     let name = format!("conv{spatial}d");
     if input.dim() != spatial + 1 && input.dim() != spatial + 2 {
         return runtime(format!(
@@ -268,6 +298,33 @@ fn convolution(
     let (stride, padding, dilation) = (unsigned(&stride), unsigned(&padding), unsigned(&dilation));
     let groups = p.groups as usize;
     check_shapes(&x, weight, bias, groups, &padding, &dilation, &extra)?;
+    Ok(Resolved {
+        x,
+        batched,
+        stride,
+        padding,
+        dilation,
+        extra,
+        groups,
+    })
+}
+
+fn convolution(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    p: &Params<'_>,
+    spatial: usize,
+) -> Result<Tensor> {
+    let Resolved {
+        x,
+        batched,
+        stride,
+        padding,
+        dilation,
+        extra,
+        groups,
+    } = resolve(input, weight, bias, p, spatial)?;
     // Lift 1-D to 2-D: planes of height 1, a kernel of height 1.
     let lift = |v: &[usize], one: usize| -> [usize; 2] {
         if spatial == 1 {
@@ -323,7 +380,7 @@ fn convolution(
     }
 }
 
-fn unsigned(v: &[isize]) -> Vec<usize> {
+pub(crate) fn unsigned(v: &[isize]) -> Vec<usize> {
     v.iter().map(|&x| x as usize).collect()
 }
 
@@ -354,15 +411,28 @@ fn convolve(
     groups: usize,
 ) -> Result<Tensor> {
     let (n, c) = (x.shape()[0], x.shape()[1]);
-    let oc = weight.shape()[0];
     let planes = x.reshape(&[
         (n * c) as isize,
         window.input[0] as isize,
         window.input[1] as isize,
     ])?;
     let cols = planes.im2col(window, 0.0)?;
-    let per_group = (c / groups * window.taps()) as isize;
-    let l = window.windows() as isize;
+    weigh_columns(&cols, [n, c], weight, bias, groups)
+}
+
+/// The columns `(N * C, taps, L)` of a convolution of `[N, C]` samples and channels times the
+/// weight `(C_out, C / G, …)`, per group, plus the bias: `(N, C_out, L)`.
+pub(crate) fn weigh_columns(
+    cols: &Tensor,
+    [n, c]: [usize; 2],
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    groups: usize,
+) -> Result<Tensor> {
+    let (taps, windows) = (cols.shape()[1], cols.shape()[2]);
+    let oc = weight.shape()[0];
+    let per_group = (c / groups * taps) as isize;
+    let l = windows as isize;
     let (g, n, oc) = (groups as isize, n as isize, oc as isize);
     let out = if groups == 1 {
         let w = weight.reshape(&[oc, per_group])?;

@@ -1,6 +1,8 @@
 pub mod arg_reduce;
 pub mod checks;
 pub mod conv;
+pub mod conv3d;
+pub mod conv_transpose;
 pub mod creation;
 pub mod einsum;
 pub mod elementwise;
@@ -15,6 +17,8 @@ pub mod moments;
 pub mod nonzero;
 pub mod one_hot;
 pub mod pool;
+pub mod pool_adaptive;
+pub mod pool_nd;
 pub mod random;
 pub mod rearrange;
 pub mod reduce;
@@ -30,6 +34,7 @@ pub mod table;
 pub mod triangle;
 pub mod unfold;
 pub mod view;
+pub mod window3d;
 
 pub use nonzero::{
     nonzero_all, nonzero_masked_select, nonzero_repeat, nonzero_tuple, nonzero_unique,

@@ -51,7 +51,7 @@ fn div_rtn(a: i64, b: i64) -> i64 {
 }
 
 /// torch's `pooling_output_shape` (with its checks of stride and padding).
-fn output_size(
+pub(crate) fn output_size(
     size: isize,
     kernel: isize,
     pad: isize,
@@ -168,7 +168,7 @@ fn window(input: &Tensor, p: &Pool, ceil: bool) -> Result<Window2d> {
     })
 }
 
-fn check_float(input: &Tensor, op: &str) -> Result<()> {
+pub(crate) fn check_float(input: &Tensor, op: &str) -> Result<()> {
     if input.dtype() != DType::Float32 {
         return not_impl(format!(
             "{op}: borch pools float32 tensors only, not {}",

@@ -22,7 +22,9 @@ mod activations;
 mod activations_more;
 mod conv;
 mod dropout_distance;
+mod conv_more;
 mod layers;
+mod lazy;
 mod losses;
 mod losses_more;
 mod normalization;
@@ -30,6 +32,7 @@ mod normalization_more;
 mod padding;
 mod pooling;
 mod resample;
+mod pooling_more;
 
 /// The module named in errors (`module 'torch.nn' has no attribute 'X'`).
 pub const MODULE: &str = "torch.nn";
@@ -90,6 +93,9 @@ pub fn classes() -> &'static [ModuleClass] {
         all.extend(activations::entries());
         all.extend(conv::entries());
         all.extend(pooling::entries());
+        all.extend(conv_more::entries());
+        all.extend(pooling_more::entries());
+        all.extend(lazy::entries());
         all.extend(normalization::entries());
         all.extend(normalization_more::entries());
         all.extend(padding::entries());

@@ -1,0 +1,305 @@
+//! `conv_transpose1d/2d/3d`, the gradient of a convolution with respect to its input run
+//! forward: one matmul of the transposed weight with the input per group gives the columns, and
+//! `col2im` (`col2im3d`) adds them into the output planes. Autograd follows from those ops.
+
+use crate::error::{Result, runtime};
+use crate::layout::fmt_list;
+use crate::ops::conv::{check_dtypes, check_weight_groups, expand, unsigned};
+use crate::ops::unfold::{Window2d, in_chunks, rows_per_buffer};
+use crate::ops::window3d::Window3d;
+use crate::tensor::Tensor;
+
+/// The hyper-parameters of one transposed convolution, as torch takes them.
+pub struct TransposeArgs<'a> {
+    pub stride: &'a [isize],
+    pub padding: &'a [isize],
+    pub output_padding: &'a [isize],
+    pub groups: isize,
+    pub dilation: &'a [isize],
+}
+
+/// torch's `conv_transpose1d(input, weight, bias=None, stride=1, padding=0,
+/// output_padding=0, groups=1, dilation=1)`: `input` `(N, C_in, L)` or `(C_in, L)`, `weight`
+/// `(C_in, C_out / groups, k)`.
+pub fn conv_transpose1d(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    args: &TransposeArgs<'_>,
+) -> Result<Tensor> {
+    transposed(input, weight, bias, args, 1)
+}
+
+/// torch's `conv_transpose2d(input, weight, bias=None, stride=1, padding=0,
+/// output_padding=0, groups=1, dilation=1)`: `input` `(N, C_in, H, W)` or `(C_in, H, W)`,
+/// `weight` `(C_in, C_out / groups, kH, kW)`.
+pub fn conv_transpose2d(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    args: &TransposeArgs<'_>,
+) -> Result<Tensor> {
+    transposed(input, weight, bias, args, 2)
+}
+
+/// torch's `conv_transpose3d(input, weight, bias=None, stride=1, padding=0,
+/// output_padding=0, groups=1, dilation=1)`: `input` `(N, C_in, D, H, W)` or unbatched,
+/// `weight` `(C_in, C_out / groups, kD, kH, kW)`.
+pub fn conv_transpose3d(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    args: &TransposeArgs<'_>,
+) -> Result<Tensor> {
+    transposed(input, weight, bias, args, 3)
+}
+
+/// torch's `check_shape_forward` for a transposed convolution of a batched input.
+fn check_shapes(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>, groups: usize) -> Result<()> {
+    let (xs, w) = (x.shape(), weight.shape());
+    if w.len() != xs.len() {
+        return runtime(format!(
+            "Expected {k}-dimensional input for {k}-dimensional weight {}, but got {}-dimensional \
+             input of size {} instead",
+            fmt_list(w),
+            xs.len(),
+            fmt_list(xs),
+            k = w.len()
+        ));
+    }
+    check_weight_groups(w, groups)?;
+    if xs[1] != w[0] {
+        return runtime(format!(
+            "Given transposed=1, weight of size {}, expected input{} to have {} channels, but got \
+             {} channels instead",
+            fmt_list(w),
+            fmt_list(xs),
+            w[0],
+            xs[1]
+        ));
+    }
+    if let Some(b) = bias
+        && (b.dim() != 1 || b.shape()[0] != w[1] * groups)
+    {
+        return runtime(format!(
+            "Given transposed=1, weight of size {}, expected bias to be 1-dimensional with {} \
+             elements, but got bias of size {} instead",
+            fmt_list(w),
+            w[1] * groups,
+            fmt_list(b.shape())
+        ));
+    }
+    Ok(())
+}
+
+/// The sizes of one spatial dim of a transposed convolution.
+#[derive(Clone, Copy)]
+struct Dim {
+    input: usize,
+    kernel: usize,
+    stride: usize,
+    padding: usize,
+    output_padding: usize,
+    dilation: usize,
+}
+
+impl Dim {
+    /// `(in - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1`.
+    fn output(&self) -> i64 {
+        (self.input as i64 - 1) * self.stride as i64 - 2 * self.padding as i64
+            + self.dilation as i64 * (self.kernel as i64 - 1)
+            + self.output_padding as i64
+            + 1
+    }
+}
+
+/// torch's `slow_conv_transpose{2,3}d_shape_check` of the output padding and the output size
+/// (a 1-D convolution runs as a 2-D one of height 1, so its messages name a height).
+fn check_output(dims: &[Dim]) -> Result<()> {
+    let names: &[&str] = if dims.len() == 3 {
+        &["depth", "height", "width"]
+    } else {
+        &["height", "width"]
+    };
+    if dims
+        .iter()
+        .any(|d| d.output_padding >= d.stride && d.output_padding >= d.dilation)
+    {
+        let part = |what: &str, f: fn(&Dim) -> usize| {
+            names
+                .iter()
+                .zip(dims)
+                .map(|(n, d)| format!("{what}_{n}: {}", f(d)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        return runtime(format!(
+            "output padding must be smaller than either stride or dilation, but got {} {} {}",
+            part("output_padding", |d| d.output_padding),
+            part("stride", |d| d.stride),
+            part("dilation", |d| d.dilation)
+        ));
+    }
+    if dims.iter().any(|d| d.output() < 1) {
+        let join = |v: Vec<String>| v.join(" x ");
+        return runtime(format!(
+            "Given input size per channel: ({}). Calculated output size per channel: ({}). \
+             Output size is too small",
+            join(dims.iter().map(|d| d.input.to_string()).collect()),
+            join(dims.iter().map(|d| d.output().to_string()).collect())
+        ));
+    }
+    Ok(())
+}
+
+fn transposed(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    a: &TransposeArgs<'_>,
+    spatial: usize,
+) -> Result<Tensor> {
+    let name = format!("conv_transpose{spatial}d");
+    if input.dim() != spatial + 1 && input.dim() != spatial + 2 {
+        return runtime(format!(
+            "Expected {}D (unbatched) or {}D (batched) input to {name}, but got input of size: {}",
+            spatial + 1,
+            spatial + 2,
+            fmt_list(input.shape())
+        ));
+    }
+    check_dtypes(input, weight, bias, &name)?;
+    let weight_dims = weight.dim().saturating_sub(2);
+    let stride = expand(a.stride, "stride", spatial, weight_dims)?;
+    let padding = expand(a.padding, "padding", spatial, weight_dims)?;
+    let dilation = expand(a.dilation, "dilation", spatial, weight_dims)?;
+    let output_padding = expand(a.output_padding, "output_padding", spatial, weight_dims)?;
+    if a.groups <= 0 {
+        return runtime("non-positive groups is not supported");
+    }
+    if padding.iter().any(|&x| x < 0) {
+        return runtime("negative padding is not supported");
+    }
+    if output_padding.iter().any(|&x| x < 0) {
+        return runtime("negative output_padding is not supported");
+    }
+    if stride.iter().any(|&x| x <= 0) {
+        return runtime("non-positive stride is not supported");
+    }
+    if dilation.iter().any(|&x| x <= 0) {
+        return runtime("dilation should be greater than zero");
+    }
+    let batched = input.dim() == spatial + 2;
+    let x = if batched {
+        input.clone()
+    } else {
+        input.unsqueeze(0)?
+    };
+    let groups = a.groups as usize;
+    check_shapes(&x, weight, bias, groups)?;
+    let (stride, padding) = (unsigned(&stride), unsigned(&padding));
+    let (dilation, output_padding) = (unsigned(&dilation), unsigned(&output_padding));
+    let mut dims: Vec<Dim> = (0..spatial)
+        .map(|i| Dim {
+            input: x.shape()[i + 2],
+            kernel: weight.shape()[i + 2],
+            stride: stride[i],
+            padding: padding[i],
+            output_padding: output_padding[i],
+            dilation: dilation[i],
+        })
+        .collect();
+    if spatial == 1 {
+        let flat = Dim {
+            input: 1,
+            kernel: 1,
+            stride: 1,
+            padding: 0,
+            output_padding: 0,
+            dilation: 1,
+        };
+        dims.insert(0, flat);
+    }
+    check_output(&dims)?;
+    let out_sizes: Vec<usize> = dims.iter().map(|d| d.output() as usize).collect();
+    let (n, c_out) = (x.shape()[0], weight.shape()[1] * groups);
+    let mut shape = vec![n, c_out];
+    shape.extend(&out_sizes[dims.len() - spatial..]);
+    crate::size::new_numel(&shape)?;
+    let taps: usize = dims.iter().map(|d| d.kernel).product();
+    let windows: usize = dims.iter().map(|d| d.input).product();
+    let bytes = crate::size::bytes_of(c_out) * taps as u64 * windows as u64;
+    let rows = rows_per_buffer(x.device(), bytes);
+    let mut out = in_chunks(&x, rows, |xs| {
+        let cols = columns(xs, weight, groups, taps, windows)?;
+        let planes = scatter_back(&cols, &dims)?;
+        Ok(vec![planes])
+    })?;
+    let out = out.remove(0).view_as_shape(&shape)?;
+    let out = match bias {
+        Some(b) => {
+            let mut bias_shape = vec![c_out as isize];
+            bias_shape.extend(std::iter::repeat_n(1, spatial));
+            out.add(&b.reshape(&bias_shape)?)?
+        }
+        None => out,
+    };
+    if batched {
+        Ok(out)
+    } else {
+        out.squeeze_dims(&[0])
+    }
+}
+
+/// The columns `(N * C_out, taps, L)`: per group, the weight `(C_in / G, C_out / G * taps)`
+/// transposed times the input `(C_in / G, L)`.
+fn columns(
+    x: &Tensor,
+    weight: &Tensor,
+    groups: usize,
+    taps: usize,
+    windows: usize,
+) -> Result<Tensor> {
+    let (n, c_in) = (x.shape()[0] as isize, x.shape()[1] as isize);
+    let per_group = (weight.shape()[1] * taps) as isize;
+    let (g, l) = (groups as isize, windows as isize);
+    let cols = if groups == 1 {
+        let w = weight.reshape(&[c_in, per_group])?.t()?;
+        w.matmul(&x.reshape(&[n, c_in, l])?)?
+    } else {
+        let w = weight.reshape(&[g, c_in / g, per_group])?.transpose(1, 2)?;
+        w.matmul(&x.reshape(&[n, g, c_in / g, l])?)?
+    };
+    cols.reshape(&[-1, taps as isize, l])
+}
+
+/// The columns added back into output planes (volumes) where their windows lie.
+fn scatter_back(cols: &Tensor, dims: &[Dim]) -> Result<Tensor> {
+    let get = |f: fn(&Dim) -> usize| -> Vec<usize> { dims.iter().map(f).collect() };
+    let out: Vec<usize> = dims.iter().map(|d| d.output() as usize).collect();
+    let (input, kernel, stride) = (get(|d| d.input), get(|d| d.kernel), get(|d| d.stride));
+    let (padding, dilation) = (get(|d| d.padding), get(|d| d.dilation));
+    if dims.len() == 2 {
+        let two = |v: &[usize]| [v[0], v[1]];
+        let window = Window2d {
+            input: two(&out),
+            output: two(&input),
+            kernel: two(&kernel),
+            stride: two(&stride),
+            padding: two(&padding),
+            dilation: two(&dilation),
+        };
+        cols.col2im(&window)
+    } else {
+        let three = |v: &[usize]| [v[0], v[1], v[2]];
+        let window = Window3d {
+            input: three(&out),
+            output: three(&input),
+            kernel: three(&kernel),
+            stride: three(&stride),
+            padding: three(&padding),
+            dilation: three(&dilation),
+        };
+        cols.col2im3d(&window)
+    }
+}
