@@ -40,6 +40,18 @@ pub fn backward(root: &Tensor, gradient: Option<&Tensor>, retain_graph: bool) ->
     Ok(())
 }
 
+/// torch's `torch.autograd.backward(tensors, grad_tensors, retain_graph, create_graph)` for
+/// several roots at once (their gradients meet in shared inputs before the walk goes on).
+pub fn backward_all(
+    roots: &[Tensor],
+    gradients: &[Option<Tensor>],
+    retain_graph: bool,
+    create_graph: bool,
+) -> Result<()> {
+    walk(roots, gradients, retain_graph, create_graph, None)?;
+    Ok(())
+}
+
 /// torch's `torch.autograd.grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
 /// allow_unused)`: the gradients of `outputs` with respect to `inputs`, without touching `.grad`.
 pub fn grad(
@@ -66,14 +78,14 @@ pub fn grad(
     )?;
     inputs
         .iter()
-        .map(|t| match captured.get(&t.id()) {
+        .enumerate()
+        .map(|(i, t)| match captured.get(&t.id()) {
             Some(g) => Ok(Some(g.clone())),
             None if allow_unused => Ok(None),
-            None => Err(BorchError::Runtime(
-                "One of the differentiated Tensors appears to not have been used in the graph. \
-                 Set allow_unused=True if this is the desired behavior."
-                    .into(),
-            )),
+            None => Err(BorchError::Runtime(format!(
+                "The differentiated Tensor at index {i} appears to not have been used in the \
+                 graph. Set allow_unused=True if this is the desired behavior."
+            ))),
         })
         .collect()
 }

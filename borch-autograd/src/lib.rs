@@ -1,12 +1,13 @@
 //! borch's autograd engine: `backward`, `grad`, grad modes, user-defined functions, and the one
 //! table of derivatives (`derivatives`), keyed by the op that recorded each tensor.
 
+pub mod api;
 mod derivatives;
 mod engine;
 mod function;
 mod grad_mode;
 
 pub use derivatives::{has_map_derivative, sum_to_shape};
-pub use engine::{Backward, backward, grad};
+pub use engine::{Backward, backward, backward_all, grad};
 pub use function::{Ctx, Function, apply};
 pub use grad_mode::{enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled};

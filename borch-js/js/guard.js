@@ -263,7 +263,7 @@ export function guardFunctions(exports) {
     const isClass = typeof fn === 'function' && typeof fn.prototype?.free === 'function';
     out[name] = typeof fn !== 'function' || isClass
       ? fn
-      : trapChecked((args) => (name.startsWith('call') && typeof args[0] === 'string' ? `${args[0]}()` : `${name}()`), fn);
+      : trapChecked((args) => (name === 'callIn' && typeof args[1] === 'string' ? `${args[0]}.${args[1]}()` : name.startsWith('call') && typeof args[0] === 'string' ? `${args[0]}()` : `${name}()`), fn);
   }
   return out;
 }

@@ -25,6 +25,7 @@ mod module;
 mod reduction;
 mod repr;
 mod state_dict;
+pub mod utils;
 
 pub use layers::*;
 pub use module::{AsModule, Module};

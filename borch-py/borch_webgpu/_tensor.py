@@ -80,11 +80,14 @@ class Tensor:
 
     # Reads: the promise settled with run_sync (the page must use runPythonAsync).
     def item(self):
-        return b.settle(self._js.item)
+        """A Python float for a float tensor (JavaScript's 1 is torch's 1.0), else int/bool."""
+        value = b.settle(self._js.item)
+        return float(value) if self._js.dtype == "float32" else value
 
     def tolist(self):
         r = b.settle(self._js.toArray)
-        return r.to_py() if hasattr(r, "to_py") else r
+        r = r.to_py() if hasattr(r, "to_py") else r
+        return _floats(r) if self._js.dtype == "float32" else r
 
     def __float__(self):
         return float(self.item())
@@ -155,3 +158,10 @@ def _rpow(self, other):
 
 Tensor.__rtruediv__ = _rtruediv
 Tensor.__rpow__ = _rpow
+
+
+def _floats(x):
+    """Nested lists of JavaScript numbers as Python floats, as torch's ``tolist()`` gives them."""
+    if isinstance(x, list):
+        return [_floats(i) for i in x]
+    return float(x)

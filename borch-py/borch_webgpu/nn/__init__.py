@@ -1,159 +1,23 @@
 """``torch.nn``: ``Module`` for subclassing in Python (registration of parameters and
-submodules), ``Parameter``, and every borch-ts ``nn`` class (layers, activations, losses,
-``Sequential``) by name."""
+submodules), ``Parameter``, the containers, and every borch-ts ``nn`` class (layers,
+activations, losses) by name."""
 
 from .. import _bridge as b
-from .._classes import JsBacked, js_class
-from .._tensor import Tensor
-from . import functional
+from .._classes import js_class
+from .module import JsModule, Module, Parameter, wrap_module
+from .containers import ModuleDict, ModuleList, Sequential
+from . import functional, utils
 
-__all__ = ["Module", "Parameter", "functional"]
-
-
-class Parameter(Tensor):
-    """torch's ``nn.Parameter(data, requires_grad=True)``: the same tensor, as a leaf that
-    requires grad, registered by ``Module.__setattr__``."""
-
-    __slots__ = ()
-
-    def __init__(self, data, requires_grad=True):
-        object.__setattr__(self, "_js", data.detach()._js)
-        self.requires_grad_(requires_grad)
-
-
-class Module:
-    """torch's ``nn.Module`` for Python subclasses: ``forward``, ``model(x)``, registration of
-    parameters and submodules on attribute assignment, ``parameters()``, ``named_parameters()``,
-    ``train()``/``eval()``, ``zero_grad()``, ``state_dict()``."""
-
-    def __init__(self):
-        object.__setattr__(self, "_parameters", {})
-        object.__setattr__(self, "_modules", {})
-        object.__setattr__(self, "training", True)
-
-    def __setattr__(self, name, value):
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign before Module.__init__() call")
-        self._parameters.pop(name, None)
-        self._modules.pop(name, None)
-        if isinstance(value, Parameter):
-            self._parameters[name] = value
-        elif isinstance(value, Module):
-            self._modules[name] = value
-        else:
-            object.__setattr__(self, name, value)
-
-    def __getattr__(self, name):
-        for table in ("_parameters", "_modules"):
-            found = self.__dict__.get(table, {})
-            if name in found:
-                return found[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
-
-    def forward(self, *args, **kwargs):
-        raise NotImplementedError(
-            f'Module [{type(self).__name__}] is missing the required "forward" function'
-        )
-
-    def named_children(self):
-        return iter(self._modules.items())
-
-    def children(self):
-        return iter(self._modules.values())
-
-    def named_parameters(self, prefix=""):
-        out = [(prefix + name, p) for name, p in self._parameters.items()]
-        for name, child in self._modules.items():
-            out.extend(child.named_parameters(prefix + name + "."))
-        return out
-
-    def parameters(self):
-        return [p for _, p in self.named_parameters()]
-
-    def train(self, mode=True):
-        object.__setattr__(self, "training", mode)
-        for child in self._modules.values():
-            child.train(mode)
-        return self
-
-    def eval(self):
-        return self.train(False)
-
-    def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            p.grad = None if set_to_none else p.grad.zero_()
-
-    def state_dict(self, prefix=""):
-        out = {prefix + name: p.detach() for name, p in self._parameters.items()}
-        for name, child in self._modules.items():
-            out.update(child.state_dict(prefix + name + "."))
-        return out
-
-    def __repr__(self):
-        return f"{type(self).__name__}()"
-
-
-class JsModule(JsBacked, Module):
-    """A borch-ts nn module (``nn.Linear(2, 1)``): the core module does the work; this class
-    lets it sit inside a Python ``Module``."""
-
-    def __init__(self, *args, **kwargs):
-        JsBacked.__init__(self, *args, **kwargs)
-        object.__setattr__(self, "_parameters", {})
-        object.__setattr__(self, "_modules", {})
-
-    def __getattr__(self, name):
-        return b.attribute(self, self._js, name, f"'{type(self).__name__}' object")
-
-    def __setattr__(self, name, value):
-        setattr(self._js, b.camel(name), b.to_js_value(value))
-
-    def __call__(self, *inputs):
-        return b.call(self._js.call, inputs, {})
-
-    forward = __call__
-
-    def named_parameters(self, prefix=""):
-        return [(prefix + n, p) for n, p in b.call(self._js.namedParameters, (), {})]
-
-    def parameters(self):
-        return list(b.call(self._js.parameters, (), {}))
-
-    def train(self, mode=True):
-        b.call(self._js.train, (mode,), {})
-        return self
-
-    def eval(self):
-        return self.train(False)
-
-    @property
-    def training(self):
-        return self._js.training
-
-    def zero_grad(self, set_to_none=True):
-        b.call(self._js.zeroGrad, (set_to_none,), {})
-
-    def state_dict(self, prefix=""):
-        return {prefix + k: v for k, v in b.call(self._js.stateDict, (), {}).items()}
-
-    def load_state_dict(self, state_dict, strict=True):
-        return b.call(self._js.loadStateDict, (state_dict, strict), {})
-
-    def __repr__(self):
-        return f"{type(self).__name__}()"
-
-
-def wrap_module(js_obj):
-    """A borch-ts module object given back by borch-ts (``seq.at(0)``) as its Python class."""
-    cls = js_class(b.bt.nn, js_obj.constructor.name, "borch_webgpu.nn", JsModule)
-    module = cls.__new__(cls)
-    object.__setattr__(module, "_js", js_obj)
-    object.__setattr__(module, "_parameters", {})
-    object.__setattr__(module, "_modules", {})
-    return module
+__all__ = [
+    "Module",
+    "ModuleDict",
+    "ModuleList",
+    "Parameter",
+    "Sequential",
+    "functional",
+    "utils",
+    "wrap_module",
+]
 
 
 def __getattr__(name):

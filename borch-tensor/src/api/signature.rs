@@ -87,6 +87,8 @@ pub enum Returns {
     Int,
     Ints,
     Bool,
+    /// Python's `None` (`torch.autograd.backward`).
+    Nothing,
 }
 
 /// How an op runs.

@@ -119,4 +119,73 @@ check("max_pool2d(return_indices=True): the first maximum of each window",
 raises("Conv2d(padding='full')", RuntimeError, "Invalid padding string: 'full'",
        lambda: nn.functional.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 3, 3), padding="full"))
 
+# A Python nn.Module subclass anywhere a module goes: inside Sequential/ModuleList/ModuleDict (the
+# container is then a Python one), in state_dict, parameters and train/eval; print(model) is
+# torch's repr with the children. Strings from torch 2.15.
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 3)
+        self.act = nn.ReLU()
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(Block(), nn.Linear(3, 1))
+        self.heads = nn.ModuleList([Block(), nn.Tanh()])
+
+    def forward(self, x):
+        return self.body(x)
+
+
+net = Net()
+check("repr(Net) is torch's, with its children", repr(net) == 'Net(\n  (body): Sequential(\n    (0): Block(\n      (fc): Linear(in_features=2, out_features=3, bias=True)\n      (act): ReLU()\n    )\n    (1): Linear(in_features=3, out_features=1, bias=True)\n  )\n  (heads): ModuleList(\n    (0): Block(\n      (fc): Linear(in_features=2, out_features=3, bias=True)\n      (act): ReLU()\n    )\n    (1): Tanh()\n  )\n)')
+check("state_dict keys through Python containers", list(net.state_dict()) == [
+    "body.0.fc.weight", "body.0.fc.bias", "body.1.weight", "body.1.bias", "heads.0.fc.weight", "heads.0.fc.bias"])
+check("parameters() through Python containers", len(net.parameters()) == 6)
+check("a Sequential holding a Python module is an nn.Sequential", isinstance(net.body, nn.Sequential))
+check("a core Sequential is an nn.Sequential too", isinstance(nn.Sequential(nn.ReLU()), nn.Sequential))
+y = torch.ones(4, 2)
+block = net.body[0]
+check("Sequential with a Python module runs its children in order",
+      net(y).tolist() == net.body[1](block.act(block.fc(y))).tolist())
+net.eval()
+check("eval() reaches modules inside Python containers", not net.body[1].training and not block.training)
+check("repr(ModuleDict) with a Python module", repr(nn.ModuleDict({"a": Block()})) == 'ModuleDict(\n  (a): Block(\n    (fc): Linear(in_features=2, out_features=3, bias=True)\n    (act): ReLU()\n  )\n)')
+
+# torch.autograd from Python; Function is refused; item()/tolist() of float tensors are floats.
+xg = torch.tensor([1.0, 2.0], requires_grad=True)
+(gx,) = torch.autograd.grad((xg * xg).sum(), xg)
+check("torch.autograd.grad", gx.tolist() == [2.0, 4.0])
+xb = torch.tensor([1.0, 2.0], requires_grad=True)
+torch.autograd.backward([(xb * 3).sum()])
+check("torch.autograd.backward", xb.grad.tolist() == [3.0, 3.0])
+
+
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * x
+
+
+try:
+    Square.apply(xg)
+    check("autograd.Function.apply is refused", False)
+except NotImplementedError as e:
+    check("autograd.Function.apply is refused", "torch.autograd.Function" in str(e))
+acc = (torch.tensor([1, 2]) == torch.tensor([1, 2])).float().mean().item()
+check("item() of a float tensor is a Python float", type(acc) is float and str(acc) == "1.0")
+check("tolist() of a float tensor holds floats", str(torch.ones(2).tolist()) == "[1.0, 1.0]")
+check("item() of an int tensor is an int", type(torch.tensor([3]).sum().item()) is int)
+pc = nn.Linear(2, 1)
+pc.weight.grad = torch.tensor([[3.0, 4.0]])
+pc.bias.grad = torch.tensor([0.0])
+total = nn.utils.clip_grad_norm_(pc.parameters(), 1.0)
+check("nn.utils.clip_grad_norm_ returns the total norm", abs(total.item() - 5.0) < 1e-5)
+check("nn.utils.clip_grad_norm_ scales the gradients", abs(pc.weight.grad.tolist()[0][0] - 0.6) < 1e-5)
+
 print(f"python api: {checks} checks passed")

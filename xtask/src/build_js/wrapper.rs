@@ -12,12 +12,14 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
     let snippets = snippets_dir(pkg_dir)?;
     let js = INDEX_JS.replace("{snippets}", &snippets)
         + &js_api::forwarding_js()
+        + &js_api::namespaces::objects_js()
         + &namespaces_js()
         + GUARD_CATALOG_JS;
     write_file(&pkg_dir.join("index.js"), &js)?;
     let dts = INDEX_D_TS.replace("  {tensor_methods}\n", &js_api::method_declarations())
         + &js_api::function_declarations()
         + &js_api::functional_declarations()
+        + &js_api::namespaces::declarations()
         + &namespaces_dts();
     write_file(&pkg_dir.join("index.d.ts"), &dts)?;
     write_file(&pkg_dir.join("signatures.json"), &js_api::signatures_json())
@@ -50,9 +52,10 @@ fn namespaces_js() -> String {
     let (nn, optim, sched) = groups();
     format!(
         "\n// The classes of borch_js::namespace_lists, grouped as torch's modules.\n\
-         export const nn = Object.freeze({{\n{}  functional,\n}});\n\
+         export const nn = Object.freeze({{\n{}  functional,\n{}}});\n\
          export const optim = Object.freeze({{\n{}  lrScheduler: Object.freeze({{\n{}  }}),\n}});\n",
         members(&nn, "  ", "classes.{}", ","),
+        js_api::namespaces::nested_members("nn", false),
         members(&optim, "  ", "classes.{}", ","),
         members(&sched, "    ", "classes.{}", ","),
     )
@@ -62,9 +65,10 @@ fn namespaces_dts() -> String {
     let (nn, optim, sched) = groups();
     format!(
         "\nimport type * as glue from './borch_js.js';\n\
-         export declare const nn: {{\n{}  readonly functional: Functional;\n}};\n\
+         export declare const nn: {{\n{}  readonly functional: Functional;\n{}}};\n\
          export declare const optim: {{\n{}  readonly lrScheduler: {{\n{}  }};\n}};\n",
         members(&nn, "  readonly ", "typeof glue.{}", ";"),
+        js_api::namespaces::nested_members("nn", true),
         members(&optim, "  readonly ", "typeof glue.{}", ";"),
         members(&sched, "    readonly ", "typeof glue.{}", ";"),
     )
@@ -236,6 +240,11 @@ function callFunction(name, args) {
 function callFunctional(name, args) {
   ready(name);
   return wasm.callFunctional(name, args);
+}
+
+function callIn(namespace, name, args) {
+  ready(name);
+  return wasm.callIn(namespace, name, args);
 }
 
 "#;

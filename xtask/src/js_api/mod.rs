@@ -3,6 +3,7 @@
 //! here is kept by hand per op; a new catalog entry appears in JavaScript at the next build.
 
 mod names;
+pub mod namespaces;
 mod types;
 
 pub use names::camel;

@@ -33,6 +33,7 @@ fn ts_returns(r: Returns) -> &'static str {
         Returns::Int => "number",
         Returns::Ints => "number[]",
         Returns::Bool => "boolean",
+        Returns::Nothing => "void",
     }
 }
 

@@ -1,0 +1,9 @@
+"""``torch.nn.utils``: forwards by name to borch-ts's ``nn.utils`` (generated from the core's
+``borch_nn::utils`` catalog): ``clip_grad_norm_``, ``clip_grad_value_``,
+``parameters_to_vector``, ``vector_to_parameters``."""
+
+from .. import _bridge as b
+
+
+def __getattr__(name):
+    return b.attribute(None, b.bt.nn.utils, name, "module 'borch_webgpu.nn.utils'")
