@@ -12,6 +12,7 @@ use crate::functional as F;
 use crate::reduction::Reduction;
 
 mod more;
+mod norm_functions;
 
 /// The module name in errors (`module 'torch.nn.functional' has no attribute 'x'`).
 pub const MODULE: &str = "torch.nn.functional";
@@ -186,7 +187,7 @@ pub fn entries() -> &'static [Entry] {
         // torch's num_classes=-1 reads the classes back: the core's one_hot does that where it can.
         entry("one_hot", "tensor: Tensor, num_classes: Int = -1",
             |a| api::call("one_hot", false, a.values().to_vec(), Vec::new())),
-    ].into_iter().chain(super::norm_functions::entries()).chain(more::entries()).chain(F::pooling_catalog::entries()).collect())
+    ].into_iter().chain(norm_functions::entries()).chain(more::entries()).chain(F::pooling_catalog::entries()).collect())
 }
 
 /// Call `torch.nn.functional.name(...)` with dynamically typed arguments.

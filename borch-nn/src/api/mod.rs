@@ -3,6 +3,5 @@
 
 pub mod functional;
 pub mod modules;
-mod norm_functions;
 
 pub use functional::{MODULE, call, entries};
