@@ -101,7 +101,7 @@ fn uses_before_an_in_place_write_keep_the_history_they_read() {
     let total = b
         .sum(None, false)
         .unwrap()
-        .add(&a.sum(None, false).unwrap())
+        .add(a.sum(None, false).unwrap())
         .unwrap();
     total.backward().unwrap();
     assert_eq!(

@@ -122,8 +122,8 @@ fn bad_subscripts_raise_torchs_errors() {
         Ok(Value::Tensor(m)) => m,
         other => panic!("gt returned {other:?}"),
     };
-    let e = idx(&t, vec![Value::Tensor(mask)]).unwrap_err();
-    assert!(matches!(e, BorchError::NotImplemented(_)));
+    // t[mask] reads the mask back on native targets (values: the indexing goldens).
+    assert!(idx(&t, vec![Value::Tensor(mask)]).is_ok());
     let e = idx(&t, vec![sl(None, None, Some(-1))]).unwrap_err();
     assert_eq!(e.to_string(), "step must be greater than zero");
 }

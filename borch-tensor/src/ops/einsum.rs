@@ -171,9 +171,7 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
     };
     let terms: Vec<&str> = lhs.split(',').collect();
     if terms.len() != operands.len() {
-        return err(format!(
-            "more operands were provided than specified in the equation"
-        ));
+        return err("more operands were provided than specified in the equation");
     }
     if operands.is_empty() {
         return err("must provide at least one operand");

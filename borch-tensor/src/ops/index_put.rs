@@ -77,7 +77,7 @@ impl Tensor {
         let rest = &self.shape()[n..];
         let lead: usize = self.shape()[..n].iter().product();
         let count: usize = b.iter().product();
-        let mut target = vec![b.clone(), rest.to_vec()].concat();
+        let mut target = [b.clone(), rest.to_vec()].concat();
         let values = value_tensor(values, self.dtype())?;
         // torch: the values broadcast to the indexed shape.
         broadcast_shapes(&target, values.shape()).and_then(|s| {
@@ -93,7 +93,7 @@ impl Tensor {
             }
         })?;
         let values = values.expand(&isz(&target))?;
-        target = vec![vec![count], rest.to_vec()].concat();
+        target = [vec![count], rest.to_vec()].concat();
         let values = values.reshape(&isz(&target))?;
         let flat = self.reshape(&isz(&[vec![lead], rest.to_vec()].concat()))?;
         let lin = lin.reshape(&[-1])?;

@@ -97,9 +97,7 @@ impl Tensor {
     /// (inputs broadcast).
     pub fn linalg_cross(&self, other: &Tensor, dim: isize) -> Result<Tensor> {
         if self.dim() != other.dim() {
-            return runtime(format!(
-                "linalg.cross: inputs must have the same number of dimensions."
-            ));
+            return runtime("linalg.cross: inputs must have the same number of dimensions.");
         }
         let shape = broadcast_shapes(self.shape(), other.shape())?;
         let d = wrap_dim(dim, shape.len())?;
@@ -185,9 +183,9 @@ impl Tensor {
         keepdim: bool,
     ) -> Result<Tensor> {
         if self.dim() < 2 {
-            return runtime(format!(
-                "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
-            ));
+            return runtime(
+                "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.",
+            );
         }
         if self.dtype() != DType::Float32 {
             return runtime(format!(
@@ -220,8 +218,8 @@ impl Tensor {
             MatrixOrd::Fro => self.norm(2.0, Some(&[r, c]), keepdim),
             MatrixOrd::Num(o) if o == f64::INFINITY => abs_sum_then(c, r, true),
             MatrixOrd::Num(o) if o == f64::NEG_INFINITY => abs_sum_then(c, r, false),
-            MatrixOrd::Num(o) if o == 1.0 => abs_sum_then(r, c, true),
-            MatrixOrd::Num(o) if o == -1.0 => abs_sum_then(r, c, false),
+            MatrixOrd::Num(1.0) => abs_sum_then(r, c, true),
+            MatrixOrd::Num(-1.0) => abs_sum_then(r, c, false),
             MatrixOrd::Nuc | MatrixOrd::Num(_) => not_impl(format!(
                 "linalg.matrix_norm with ord={}: it needs the singular values (an SVD), which \
                  borch does not compute; 'fro', inf, -inf, 1 and -1 are supported",

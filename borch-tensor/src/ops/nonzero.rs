@@ -81,7 +81,7 @@ impl Tensor {
     /// as a 1-D tensor.
     pub async fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
         if mask.dtype() != DType::Bool {
-            return runtime(format!("masked_select: expected BoolTensor for mask"));
+            return runtime("masked_select: expected BoolTensor for mask");
         }
         let b = broadcast_shapes(self.shape(), mask.shape())?;
         let flags = truthy(&mask.expand(&isz(&b))?.to_host().await?);
