@@ -12,12 +12,14 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
     let snippets = snippets_dir(pkg_dir)?;
     let js = INDEX_JS.replace("{snippets}", &snippets)
         + &js_api::forwarding_js()
+        + &js_api::classes_js()
         + &namespaces_js()
         + GUARD_CATALOG_JS;
     write_file(&pkg_dir.join("index.js"), &js)?;
     let dts = INDEX_D_TS.replace("  {tensor_methods}\n", &js_api::method_declarations())
         + &js_api::function_declarations()
         + &js_api::functional_declarations()
+        + &js_api::classes_dts()
         + &namespaces_dts();
     write_file(&pkg_dir.join("index.d.ts"), &dts)?;
     write_file(&pkg_dir.join("signatures.json"), &js_api::signatures_json())
@@ -38,11 +40,19 @@ fn groups() -> (Vec<String>, Vec<String>, Vec<String>) {
     out
 }
 
-/// `<indent>Name: value(Name)<end>` lines.
+/// `<indent>Name: value(Name)<end>` lines; a class of the module catalog is the generated one
+/// (`js_api::classes_js`), declared in `catalog`.
 fn members(classes: &[String], indent: &str, value: &str, end: &str) -> String {
     classes
         .iter()
-        .map(|c| format!("{indent}{c}: {}{end}\n", value.replace("{}", c)))
+        .map(|c| {
+            let v = match (js_api::is_catalog(c), value.starts_with("typeof")) {
+                (true, true) => format!("typeof catalog.{c}"),
+                (true, false) => c.clone(),
+                _ => value.replace("{}", c),
+            };
+            format!("{indent}{c}: {v}{end}\n")
+        })
         .collect()
 }
 
@@ -104,7 +114,7 @@ const INDEX_JS: &str = r#"// borch-ts: borch (a PyTorch-shaped deep-learning lib
 
 import initWasm, * as glue from './borch_js.js';
 import { BorchError } from '{snippets}/errors.js';
-import { guardClasses, guardFunctions } from '{snippets}/guard.js';
+import { adopt, guardClasses, guardFunctions } from '{snippets}/guard.js';
 
 // Every method, getter and setter of every class checks its receiver (a live object of that
 // class), and what `new` makes is branded; after a trap (a borch bug) every call throws a clear
@@ -236,6 +246,13 @@ function callFunction(name, args) {
 function callFunctional(name, args) {
   ready(name);
   return wasm.callFunctional(name, args);
+}
+
+// `new nn.<Class>(...args)`: the core builds the module by name, and the object gets the prototype
+// of the class `new` ran on (nn.Linear, or a class extending it).
+function buildModule(target, name, args) {
+  ready(name);
+  return Object.setPrototypeOf(wasm.newModule(name, args), target.prototype);
 }
 
 "#;
