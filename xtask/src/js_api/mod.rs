@@ -3,6 +3,7 @@
 //! here is kept by hand per op; a new catalog entry appears in JavaScript at the next build.
 
 mod names;
+pub mod optim_classes;
 mod types;
 
 pub use names::camel;
@@ -111,6 +112,10 @@ pub fn signatures_json() -> String {
         .iter()
         .map(|e| entry_json(e, borch_nn::api::MODULE));
     let entries: Vec<serde_json::Value> = torch.chain(functional).collect();
+    let entries: Vec<serde_json::Value> = entries
+        .into_iter()
+        .chain(optim_classes::signatures())
+        .collect();
     serde_json::to_string_pretty(&entries).unwrap()
 }
 
