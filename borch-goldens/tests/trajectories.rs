@@ -9,7 +9,7 @@
 
 use borch_autograd::Backward;
 use borch_optim::lr_scheduler::{CosineAnnealingLR, LRScheduler, StepLR};
-use borch_optim::{Adam, AdamOptions, AdamW, AdamWOptions, Optimizer, SGD, SgdOptions};
+use borch_optim::{Optimizer, Options, Params, Value, catalog};
 use borch_tensor::{Result, Tensor, default_device, manual_seed};
 use serde_json::Value as Json;
 
@@ -123,23 +123,33 @@ fn loss(recipe: &Json, out: &Tensor, y: &Tensor) -> Result<Tensor> {
     }
 }
 
+/// A JSON value as an optimizer option.
+fn option(j: &Json) -> Value {
+    match j {
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => Value::Float(n.as_f64().expect("number")),
+        Json::String(s) => Value::Str(s.clone()),
+        Json::Array(items) => Value::List(items.iter().map(option).collect()),
+        _ => Value::None,
+    }
+}
+
+/// The recipe's optimizer, built through the catalog by torch's name: with `config.options`,
+/// or with the entries of `config` that are the optimizer's options (the older recipes).
 fn optimizer(recipe: &Json, params: &[Tensor]) -> Result<Box<dyn Optimizer>> {
-    let lr = cfg(recipe, "lr");
-    let params = params.to_vec();
-    Ok(
-        match recipe["config"]["optimizer"].as_str().expect("optimizer") {
-            "SGD" => {
-                let momentum = recipe["config"]["momentum"].as_f64().unwrap_or(0.0);
-                Box::new(SGD::new(params, SgdOptions::new(lr).momentum(momentum))?)
-            }
-            "Adam" => Box::new(Adam::new(params, AdamOptions::new(lr))?),
-            "AdamW" => Box::new(AdamW::new(
-                params,
-                AdamWOptions::new(lr).weight_decay(cfg(recipe, "weight_decay")),
-            )?),
-            other => panic!("unknown optimizer {other}"),
-        },
-    )
+    let config = &recipe["config"];
+    let name = config["optimizer"].as_str().expect("optimizer");
+    let entry = catalog::find(name)?;
+    let options: Options = match config["options"].as_object() {
+        Some(o) => o.iter().map(|(k, v)| (k.clone(), option(v))).collect(),
+        None => entry
+            .option_specs()
+            .iter()
+            .filter(|spec| !config[spec.name].is_null())
+            .map(|spec| (spec.name.to_string(), option(&config[spec.name])))
+            .collect(),
+    };
+    catalog::build(name, Params::Tensors(params.to_vec()), &options)
 }
 
 fn scheduler(recipe: &Json, opt: &mut dyn Optimizer) -> Result<Option<Box<dyn LRScheduler>>> {
@@ -199,20 +209,33 @@ fn replay(name: &str) -> Result<f64> {
     let mut worst = 0.0f64;
     for step in 0..steps {
         let (xb, yb) = batch(&recipe, &x, &y, step)?;
-        opt.zero_grad(true)?;
-        let loss = loss(&recipe, &forward(&recipe, &params, &xb)?, &yb)?;
-        loss.backward()?;
         let lr = opt.lr(0);
         assert!(
             rel_diff(lr, want_lr[step]) <= 1e-12,
             "{name} step {step}: lr {lr} but torch had {}",
             want_lr[step]
         );
-        opt.step()?;
+        let got = if recipe["config"]["closure"] == true {
+            // torch's `opt.step(closure)`: the loss the closure first returned.
+            let mut closure = || -> Result<f64> {
+                for p in &params {
+                    p.set_grad(None);
+                }
+                let l = loss(&recipe, &forward(&recipe, &params, &xb)?, &yb)?;
+                l.backward()?;
+                Ok(l.item_blocking()?.to_f64())
+            };
+            opt.step_with_closure(&mut closure)?
+        } else {
+            opt.zero_grad(true)?;
+            let loss = loss(&recipe, &forward(&recipe, &params, &xb)?, &yb)?;
+            loss.backward()?;
+            opt.step()?;
+            loss.item_blocking()?.to_f64()
+        };
         if let Some(s) = sched.as_mut() {
             s.step(&mut *opt)?;
         }
-        let got = loss.item_blocking()?.to_f64();
         let diff = rel_diff(got, want_loss[step]);
         assert!(
             diff <= LOSS_RTOL,
@@ -264,4 +287,19 @@ fn mlp_adam_cosine() {
 #[test]
 fn mlp_dropout_adamw() {
     replay("mlp_dropout_adamw").unwrap();
+}
+
+#[test]
+fn mlp_nadam() {
+    replay("mlp_nadam").unwrap();
+}
+
+#[test]
+fn mlp_radam() {
+    replay("mlp_radam").unwrap();
+}
+
+#[test]
+fn lbfgs_regression() {
+    replay("lbfgs_regression").unwrap();
 }

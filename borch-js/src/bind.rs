@@ -1,7 +1,7 @@
-//! Arguments of the `optim` and `lrScheduler` constructors and of small helpers: JavaScript
-//! arguments (positional values, then an optional plain object of camelCase keyword arguments)
-//! bound to a signature written as Python writes it, by the core's binder (`borch_tensor::api::bind`), so defaults and
-//! errors are torch's. This file converts; it computes nothing the core would.
+//! Arguments of small helpers (`train(mode)`, `__getitem__`, `asFloat`): JavaScript arguments
+//! (positional values, then an optional plain object of camelCase keyword arguments) bound to a
+//! signature written as Python writes it, by the core's binder (`borch_tensor::api::bind`), so
+//! defaults and errors are torch's. This file converts; it computes nothing the core would.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -57,19 +57,6 @@ pub fn build<T>(
     f: impl FnOnce(&Args) -> Result<T>,
 ) -> JsResult<T> {
     f(&bind(name, signature, args)?).map_err(to_js)
-}
-
-/// An optional int argument (`padding_idx=None`, `total_steps=None`).
-pub fn opt_i64(a: &Args, i: usize) -> Result<Option<i64>> {
-    match a.get(i) {
-        Value::None => Ok(None),
-        _ => a.i64(i).map(Some),
-    }
-}
-
-/// A list of ints (milestones).
-pub fn ints(a: &Args, i: usize) -> Result<Vec<i64>> {
-    Ok(a.ints(i)?.into_iter().map(|v| v as i64).collect())
 }
 
 /// A TypeError naming the argument, for values the bindings look up themselves.

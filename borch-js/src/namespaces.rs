@@ -13,7 +13,7 @@ pub fn namespace_lists() -> Vec<(&'static str, Vec<&'static str>)> {
     nn.extend(crate::containers::CONTAINERS);
     vec![
         ("nn", nn),
-        ("optim", crate::optim::OPTIMIZERS.to_vec()),
+        ("optim", crate::optim::optimizers()),
         ("lrScheduler", crate::optim::schedulers()),
     ]
 }

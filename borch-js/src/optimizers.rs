@@ -1,21 +1,25 @@
 //! The JavaScript side of `optim` and `optim.lrScheduler`: options objects and parameter lists to
-//! the core's options and param groups, state dicts to plain objects and back, and the registry
-//! that lets a scheduler find the optimizer object it is given. Every update and every schedule
-//! is the core's (`borch_optim`).
+//! the catalog's options and param groups, state dicts to plain objects and back, and the
+//! registries that let a scheduler find the optimizer (and SequentialLR its schedulers) it is
+//! given. Every optimizer and scheduler is built by name in the core's catalogs
+//! (`borch_optim::catalog`, `borch_optim::lr_scheduler::catalog`); every update and every
+//! schedule is the core's.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 
-use borch_optim::lr_scheduler::{LRScheduler, SchedulerState};
+use borch_optim::lr_scheduler::{Scheduler, SchedulerArgs, SharedScheduler};
 use borch_optim::{
-    GroupState, Hyper, Optim, Optimizer, ParamGroup, ParamState, StateDict, StateValue, Value,
+    GroupState, Optimizer, Options, ParamState, Params, StateDict, StateValue, Value, catalog,
 };
 use borch_tensor::{BorchError, Tensor};
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::bind::wrong_argument;
+use borch_optim::lr_scheduler::SchedulerParam;
+
 use crate::call::{is_options, snake, value};
 use crate::errors::{JsResult, to_js, type_error};
 use crate::lambda::JsLambda;
@@ -54,24 +58,22 @@ fn busy() -> JsValue {
 }
 
 impl Opt {
-    /// torch's `Optimizer(params, **options)` for the algorithm of `H`.
-    pub fn build<H: Hyper + Default>(
-        name: &str,
-        params: &JsValue,
-        options: &JsValue,
-    ) -> JsResult<Opt> {
-        let defaults = hyper(name, &H::default(), options, false)?;
-        let items = params_array(name, params)?;
-        let optimizer: Optim<H> = if is_group_list(&items) {
+    /// torch's `optim.<name>(params, **options)`, built by the catalog.
+    pub fn build(name: &str, params: &JsValue, options: &JsValue) -> JsResult<Opt> {
+        let entry = catalog::find(name).map_err(to_js)?;
+        let items = params_array(entry.name, params)?;
+        let params = if is_group_list(&items) {
             let groups = items
                 .iter()
-                .map(|g| group(name, &defaults, g))
+                .map(|g| group(entry.name, g))
                 .collect::<JsResult<Vec<_>>>()?;
-            Optim::with_groups(groups, defaults).map_err(to_js)?
+            Params::Groups(groups)
         } else {
-            Optim::new(tensor_list(name, &items)?, defaults).map_err(to_js)?
+            Params::Tensors(tensor_list(entry.name, &items)?)
         };
-        let inner: Shared = Rc::new(RefCell::new(Box::new(optimizer)));
+        let options = options_of(entry.name, options)?;
+        let optimizer = entry.build(params, &options).map_err(to_js)?;
+        let inner: Shared = Rc::new(RefCell::new(optimizer));
         let id = LIVE.insert(Rc::downgrade(&inner));
         Ok(Opt { id, inner })
     }
@@ -121,7 +123,8 @@ fn params_array(name: &str, v: &JsValue) -> JsResult<Vec<JsValue>> {
     crate::js::elements(v)?.ok_or_else(|| wrong_argument(name, 1, "an array of Tensors", v))
 }
 
-fn group<H: Hyper>(name: &str, defaults: &H, g: &JsValue) -> JsResult<ParamGroup<H>> {
+/// One param-group object: its tensors and its other entries (camelCase or snake_case keys).
+fn group(name: &str, g: &JsValue) -> JsResult<(Vec<Tensor>, Options)> {
     let params = Reflect::get(g, &JsValue::from_str("params"))?;
     if params.is_undefined() {
         return Err(to_js(BorchError::Value(
@@ -129,34 +132,20 @@ fn group<H: Hyper>(name: &str, defaults: &H, g: &JsValue) -> JsResult<ParamGroup
                 .into(),
         )));
     }
-    Ok(ParamGroup::new(
-        tensor_list(name, &params_array(name, &params)?)?,
-        hyper(name, defaults, g, true)?,
-    ))
+    let mut entries = dict_from(g)?;
+    entries.remove("params");
+    Ok((tensor_list(name, &params_array(name, &params)?)?, entries))
 }
 
-/// `base` with the entries of the options object `obj` (camelCase keys) set.
-fn hyper<H: Hyper>(name: &str, base: &H, obj: &JsValue, in_group: bool) -> JsResult<H> {
+/// The options object (camelCase keys) as the catalog's options, by torch's names.
+fn options_of(name: &str, obj: &JsValue) -> JsResult<Options> {
     if obj.is_undefined() || obj.is_null() {
-        return Ok(base.clone());
+        return Ok(Options::new());
     }
     if !is_options(obj) {
         return Err(wrong_argument(name, 2, "an options object", obj));
     }
-    let mut map = base.to_map();
-    for (key, v) in crate::js::entries(obj)? {
-        let key = snake(&key);
-        if in_group && key == "params" {
-            continue;
-        }
-        if !map.contains_key(&key) {
-            return Err(type_error(format!(
-                "{name}() got an unexpected keyword argument '{key}'"
-            )));
-        }
-        map.insert(key, option_value(&v)?);
-    }
-    H::from_map(&map).map_err(to_js)
+    dict_from(obj)
 }
 
 pub fn option_value(v: &JsValue) -> JsResult<Value> {
@@ -178,6 +167,10 @@ pub fn option_value(v: &JsValue) -> JsResult<Value> {
             .map(option_value)
             .collect::<JsResult<_>>()
             .map(Value::List);
+    }
+    if is_options(v) {
+        // A nested dict (a child scheduler's state), keys as given.
+        return dict_with_keys(v, str::to_string).map(Value::Dict);
     }
     Err(type_error(format!(
         "an optimizer option must be a number, boolean, string or array, not {}",
@@ -223,6 +216,7 @@ pub fn value_js(v: &Value) -> JsValue {
         Value::Bool(b) => JsValue::from_bool(*b),
         Value::Str(s) => JsValue::from_str(s),
         Value::List(items) => items.iter().map(value_js).collect::<Array>().into(),
+        Value::Dict(d) => torch_dict_js(d).into(),
         Value::None => JsValue::NULL,
     }
 }
@@ -345,58 +339,214 @@ pub fn numbers(v: Vec<f64>) -> Array {
     v.into_iter().map(JsValue::from_f64).collect()
 }
 
-/// An epoch-driven scheduler with the optimizer it steps.
+/// The property a scheduler object answers with its registry id.
+pub const SCHEDULER_ID: &str = "__borchScheduler";
+
+/// LambdaLR's and MultiplicativeLR's JavaScript functions, each with the scheduler that calls
+/// it (its own, or a child of SequentialLR / ChainedScheduler).
+type Lambdas = Vec<(Rc<JsLambda>, SharedScheduler)>;
+
+/// What the scheduler registry holds of a live scheduler object.
+#[derive(Clone)]
+struct SchedRef {
+    scheduler: std::rc::Weak<RefCell<Scheduler>>,
+    optimizer: Weak<RefCell<Box<dyn Optimizer>>>,
+    lambdas: Rc<Lambdas>,
+}
+
+thread_local! {
+    static SCHEDULERS: RefCell<Registry<SchedRef>> = RefCell::default();
+}
+
+/// A scheduler of the catalog with the optimizer it steps.
 pub struct Sched {
+    pub id: u64,
     pub optimizer: Shared,
-    pub inner: Box<dyn LRScheduler>,
-    /// LambdaLR's function, called before each step (`lambda.rs`).
-    lambda: Option<Rc<JsLambda>>,
+    pub inner: SharedScheduler,
+    lambdas: Rc<Lambdas>,
+}
+
+impl Drop for Sched {
+    fn drop(&mut self) {
+        SCHEDULERS.unregister(self.id);
+    }
+}
+
+fn sched_busy() -> JsValue {
+    to_js(BorchError::Runtime(
+        "this scheduler is in use by a call that has not returned".into(),
+    ))
+}
+
+/// The arguments of `newScheduler(name, optimizer, args)` sorted for the catalog: values,
+/// functions, child schedulers, and the optimizer ChainedScheduler may name.
+#[derive(Default)]
+struct Sorted {
+    args: SchedulerArgs,
+    /// The functions given to this scheduler.
+    own: Vec<Rc<JsLambda>>,
+    /// The child schedulers' functions.
+    children: Lambdas,
+    optimizer: Option<Shared>,
+}
+
+impl Sorted {
+    /// Put `v`, the argument for parameter `param`, where the catalog takes it.
+    fn take(
+        &mut self,
+        name: &str,
+        param: &SchedulerParam,
+        v: &JsValue,
+        keyword: bool,
+    ) -> JsResult<()> {
+        match param.kind.as_str() {
+            "Function" if v.is_undefined() || v.is_null() => {}
+            "Function" => {
+                let fns = crate::js::elements(v)?.unwrap_or_else(|| vec![v.clone()]);
+                for f in fns {
+                    let lambda = JsLambda::new(name, &f)?;
+                    self.args.lr_lambdas.push(lambda.for_core());
+                    self.own.push(lambda);
+                }
+            }
+            "Schedulers" => {
+                let items = crate::js::elements(v)?
+                    .ok_or_else(|| wrong_argument(name, 2, "a list of schedulers", v))?;
+                for item in items {
+                    let found = SCHEDULERS.branded(&item, SCHEDULER_ID);
+                    let r = found
+                        .ok_or_else(|| wrong_argument(name, 2, "a list of schedulers", &item))?;
+                    let child = r.scheduler.upgrade().ok_or_else(sched_busy)?;
+                    self.children.extend(r.lambdas.iter().cloned());
+                    if self.optimizer.is_none() {
+                        self.optimizer = r.optimizer.upgrade();
+                    }
+                    self.args.schedulers.push(child);
+                }
+            }
+            "Optimizer" if v.is_undefined() || v.is_null() => {}
+            "Optimizer" => self.optimizer = Some(optimizer_of(name, v)?),
+            _ if keyword => {
+                self.args
+                    .keywords
+                    .insert(param.name.clone(), option_value(v)?);
+            }
+            _ => self.args.positional.push(option_value(v)?),
+        }
+        Ok(())
+    }
+}
+
+/// The arguments after the optimizer: positional values, then an optional options object
+/// (camelCase keys, or torch's own: `T_max`).
+fn sort_arguments(name: &str, signature: &str, args: &Array) -> JsResult<Sorted> {
+    let params = borch_optim::lr_scheduler::parse_signature(signature);
+    let mut items: Vec<JsValue> = args.iter().collect();
+    let keywords = match items.last() {
+        Some(last) if is_options(last) && SCHEDULERS.branded(last, SCHEDULER_ID).is_none() => {
+            crate::js::entries(&items.pop().unwrap_or_default())?
+        }
+        _ => Vec::new(),
+    };
+    let mut sorted = Sorted::default();
+    if items.len() > params.len() {
+        return Err(type_error(format!(
+            "{name}() takes {} positional arguments but {} were given",
+            params.len() + 1,
+            items.len() + 1
+        )));
+    }
+    for (param, v) in params.iter().zip(&items) {
+        sorted.take(name, param, v, false)?;
+    }
+    for (key, v) in keywords {
+        let key = snake(&key);
+        // `tMax`, `T_max` and Python's camelCase `TMax` all name `T_max`.
+        let norm = |k: &str| k.replace('_', "").to_lowercase();
+        let param = params.iter().find(|p| norm(&p.name) == norm(&key));
+        let param = param.ok_or_else(|| {
+            type_error(format!(
+                "{name}() got an unexpected keyword argument '{key}'"
+            ))
+        })?;
+        sorted.take(name, param, &v, true)?;
+    }
+    Ok(sorted)
 }
 
 impl Sched {
-    /// Attach a scheduler made by `f` to the optimizer object `optimizer`.
-    pub fn build(
-        name: &str,
-        optimizer: &JsValue,
-        f: impl FnOnce(&mut dyn Optimizer) -> JsResult<Box<dyn LRScheduler>>,
-    ) -> JsResult<Sched> {
-        let shared = optimizer_of(name, optimizer)?;
-        let inner = f(&mut **shared.try_borrow_mut().map_err(|_| busy())?)?;
+    /// torch's `lr_scheduler.<name>(optimizer, *args, **kwargs)`, built by the catalog.
+    pub fn build(name: &str, optimizer: &JsValue, args: &Array) -> JsResult<Sched> {
+        let entry = borch_optim::lr_scheduler::catalog::find(name).map_err(to_js)?;
+        let mut sorted = sort_arguments(entry.name, entry.signature, args)?;
+        let shared = match sorted.optimizer.take() {
+            Some(o) if optimizer.is_undefined() || optimizer.is_null() => o,
+            _ => optimizer_of(entry.name, optimizer)?,
+        };
+        for lambda in &sorted.own {
+            lambda.prepare(&[0])?;
+        }
+        let scheduler = {
+            let mut o = borrow(&shared)?;
+            entry.build(&mut **o, sorted.args).map_err(to_js)?
+        };
+        let inner: SharedScheduler = Rc::new(RefCell::new(scheduler));
+        // A function given here belongs to this scheduler; a child's stays with its child.
+        let mut lambdas: Lambdas = sorted.own.into_iter().map(|l| (l, inner.clone())).collect();
+        lambdas.extend(sorted.children);
+        let lambdas = Rc::new(lambdas);
+        let id = SCHEDULERS.insert(SchedRef {
+            scheduler: Rc::downgrade(&inner),
+            optimizer: Rc::downgrade(&shared),
+            lambdas: lambdas.clone(),
+        });
         Ok(Sched {
+            id,
             optimizer: shared,
             inner,
-            lambda: None,
+            lambdas,
         })
     }
 
-    /// torch's `LambdaLR(optimizer, lr_lambda)` over a JavaScript function of the epoch.
-    pub fn lambda(name: &str, optimizer: &JsValue, f: &JsValue) -> JsResult<Sched> {
-        let lambda = JsLambda::new(f)?;
-        lambda.prepare(0)?;
-        let mut sched = Sched::build(name, optimizer, |o| {
-            let factor = lambda.for_core();
-            borch_optim::lr_scheduler::LambdaLR::new(o, move |epoch| factor(epoch))
-                .map(|s| Box::new(s) as Box<dyn LRScheduler>)
-                .map_err(to_js)
-        })?;
-        sched.lambda = Some(lambda);
-        Ok(sched)
-    }
-
-    /// torch's `scheduler.step()`.
-    pub fn step(&mut self) -> JsResult<()> {
-        if let Some(lambda) = &self.lambda {
-            lambda.prepare(self.inner.last_epoch() + 1)?;
+    /// torch's `step()` (ReduceLROnPlateau's `step(metrics)`): each JavaScript function is
+    /// called first for the epochs its scheduler may ask (the next one, and 0 for a restart).
+    pub fn step(&self, metrics: &JsValue) -> JsResult<()> {
+        for (lambda, owner) in self.lambdas.iter() {
+            let next = owner.try_borrow().map_err(|_| sched_busy())?.last_epoch() + 1;
+            lambda.prepare(&[next, 0])?;
         }
-        let mut o = self.optimizer.try_borrow_mut().map_err(|_| busy())?;
-        self.inner.step(&mut **o).map_err(to_js)
+        let metrics = match option_value(metrics)? {
+            Value::None => None,
+            v => Some(v.as_f64().ok_or_else(|| {
+                type_error(format!(
+                    "step(): metrics must be a number, not {}",
+                    crate::js::describe(metrics)
+                ))
+            })?),
+        };
+        let mut o = borrow(&self.optimizer)?;
+        let mut s = self.inner.try_borrow_mut().map_err(|_| sched_busy())?;
+        s.step(&mut **o, metrics).map_err(to_js)
     }
 
-    /// torch's `scheduler.load_state_dict(state_dict)` from what `stateDict()` gave.
-    pub fn load_state_dict(&mut self, obj: &JsValue) -> JsResult<()> {
+    /// Run `f` on the scheduler.
+    pub fn with<R>(
+        &self,
+        f: impl FnOnce(&mut Scheduler) -> borch_tensor::Result<R>,
+    ) -> JsResult<R> {
+        let mut s = self.inner.try_borrow_mut().map_err(|_| sched_busy())?;
+        f(&mut s).map_err(to_js)
+    }
+
+    /// torch's `state_dict()` under torch's own keys.
+    pub fn state_dict(&self) -> JsResult<Object> {
+        self.with(|s| s.state_dict().map(|d| torch_dict_js(&d)))
+    }
+
+    /// torch's `load_state_dict(state_dict)` from what `stateDict()` gave.
+    pub fn load_state_dict(&self, obj: &JsValue) -> JsResult<()> {
         let dict = scheduler_dict("LRScheduler", obj)?;
-        let state = SchedulerState::from_map(&dict).map_err(to_js)?;
-        self.inner.load_state_dict(&state).map_err(to_js)
+        self.with(|s| s.load_state_dict(&dict))
     }
 }
 
@@ -413,19 +563,7 @@ pub fn scheduler_dict(name: &str, obj: &JsValue) -> JsResult<BTreeMap<String, Va
     dict_with_keys(obj, str::to_string)
 }
 
-/// The optimizer of a plateau scheduler, borrowed.
+/// The optimizer of a scheduler, borrowed.
 pub fn borrow(shared: &Shared) -> JsResult<std::cell::RefMut<'_, Box<dyn Optimizer>>> {
     shared.try_borrow_mut().map_err(|_| busy())
-}
-
-/// OneCycleLR's `anneal_strategy`.
-pub fn anneal_strategy(s: &str) -> borch_tensor::Result<borch_optim::lr_scheduler::AnnealStrategy> {
-    use borch_optim::lr_scheduler::AnnealStrategy;
-    match s {
-        "cos" => Ok(AnnealStrategy::Cos),
-        "linear" => Ok(AnnealStrategy::Linear),
-        other => Err(BorchError::Value(format!(
-            "anneal_strategy must be one of 'cos' or 'linear', instead got {other}"
-        ))),
-    }
 }

@@ -1,20 +1,17 @@
 //! torch.optim.Adagrad (dense gradients): lr decay, weight decay, initial accumulator, maximize.
 
-use std::collections::BTreeMap;
-
 use borch_tensor::{Result, Tensor};
 
 use crate::fused::{Slot, Template, f, launch};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
-use crate::value::Value;
 
 /// torch's `Adagrad`.
 pub type Adagrad = Optim<AdagradOptions>;
 
 const TEMPLATE: &str = include_str!("kernels/adagrad.wgsl");
-const FLAGS: [&str; 2] = ["MAXIMIZE", "WEIGHT_DECAY"];
+const KERNEL_FLAGS: [&str; 2] = ["MAXIMIZE", "WEIGHT_DECAY"];
 
 crate::options::declare_options! {
     /// The options of an Adagrad param group; `Default` is torch's (`lr=1e-2`, `eps=1e-10`).
@@ -32,19 +29,17 @@ crate::options::declare_options! {
 
 /// Every specialisation's WGSL, for validation.
 pub(crate) fn sources() -> Vec<(String, String)> {
-    crate::kernel_variants("adagrad", TEMPLATE, &FLAGS)
+    crate::kernel_variants("adagrad", TEMPLATE, &KERNEL_FLAGS)
 }
 
 impl Hyper for AdagradOptions {
     const NAME: &'static str = "Adagrad";
     const MOMENTUM: MomentumKind = MomentumKind::None;
-
-    fn lr(&self) -> f64 {
-        self.lr
-    }
-    fn set_lr(&mut self, lr: f64) {
-        self.lr = lr;
-    }
+    const FLAGS: &'static [(&'static str, &'static str)] = &[
+        ("foreach", "None"),
+        ("differentiable", "False"),
+        ("fused", "None"),
+    ];
 
     fn validate(&self) -> Result<()> {
         crate::check_lr(self.lr)?;
@@ -52,14 +47,6 @@ impl Hyper for AdagradOptions {
         crate::check_nonneg("weight_decay", self.weight_decay)?;
         crate::check_nonneg("initial_accumulator_value", self.initial_accumulator_value)?;
         crate::check_nonneg_as("epsilon value", self.eps)
-    }
-
-    fn to_map(&self) -> BTreeMap<String, Value> {
-        self.map()
-    }
-
-    fn from_map(map: &BTreeMap<String, Value>) -> Result<Self> {
-        AdagradOptions::read(map)
     }
 
     /// torch's Adagrad fills `sum` when the optimizer is made, so its state dict has it at once.

@@ -1,14 +1,11 @@
 //! torch.optim.Adam: bias-corrected moments, amsgrad, L2 or decoupled weight decay, maximize.
 
-use std::collections::BTreeMap;
-
 use borch_tensor::{BorchError, Result, Tensor};
 
 use crate::fused::{Slot, Template, f, launch};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
-use crate::value::Value;
 
 /// torch's `Adam`.
 pub type Adam = Optim<AdamOptions>;
@@ -113,13 +110,13 @@ pub(crate) fn sources() -> Vec<(String, String)> {
 impl Hyper for AdamOptions {
     const NAME: &'static str = "Adam";
     const MOMENTUM: MomentumKind = MomentumKind::Beta1;
+    const FLAGS: &'static [(&'static str, &'static str)] = &[
+        ("foreach", "None"),
+        ("capturable", "False"),
+        ("differentiable", "False"),
+        ("fused", "None"),
+    ];
 
-    fn lr(&self) -> f64 {
-        self.lr
-    }
-    fn set_lr(&mut self, lr: f64) {
-        self.lr = lr;
-    }
     fn momentum(&self) -> Option<f64> {
         Some(self.betas.0)
     }
@@ -128,12 +125,6 @@ impl Hyper for AdamOptions {
     }
     fn validate(&self) -> Result<()> {
         self.check()
-    }
-    fn to_map(&self) -> BTreeMap<String, Value> {
-        self.map()
-    }
-    fn from_map(map: &BTreeMap<String, Value>) -> Result<Self> {
-        AdamOptions::read(map)
     }
     fn update(
         &self,

@@ -30,13 +30,13 @@ crate::options::declare_options! {
 impl Hyper for AdamWOptions {
     const NAME: &'static str = "AdamW";
     const MOMENTUM: MomentumKind = MomentumKind::Beta1;
+    const FLAGS: &'static [(&'static str, &'static str)] = &[
+        ("foreach", "None"),
+        ("capturable", "False"),
+        ("differentiable", "False"),
+        ("fused", "None"),
+    ];
 
-    fn lr(&self) -> f64 {
-        self.lr
-    }
-    fn set_lr(&mut self, lr: f64) {
-        self.lr = lr;
-    }
     fn momentum(&self) -> Option<f64> {
         Some(self.betas.0)
     }

@@ -16,15 +16,35 @@ pub enum MomentumKind {
     Beta1,
 }
 
+/// What `declare_options!` writes for an options struct: its map, read back, its `lr` and its
+/// option list, so `Hyper`'s own methods default to them.
+pub trait Declared: Sized {
+    fn declared_map(&self) -> BTreeMap<String, Value>;
+    fn declared_read(map: &BTreeMap<String, Value>) -> Result<Self>;
+    fn declared_lr(&self) -> f64;
+    fn declared_set_lr(&mut self, lr: f64);
+    /// torch's keywords with their kinds and defaults, in torch's order.
+    fn specs() -> Vec<crate::options::OptionSpec>;
+}
+
 /// The options of one algorithm (one param group's hyperparameters) and its fused update.
-pub trait Hyper: Clone + std::fmt::Debug + 'static {
+pub trait Hyper: Declared + Clone + std::fmt::Debug + 'static {
     /// torch's class name.
     const NAME: &'static str;
     /// The group option schedulers that cycle momentum change.
     const MOMENTUM: MomentumKind;
 
-    fn lr(&self) -> f64;
-    fn set_lr(&mut self, lr: f64);
+    /// The keyword-only flags torch's constructor also takes, with their defaults
+    /// (`("foreach", "None")`); the catalog accepts them (`capturable` and `differentiable`
+    /// only when False).
+    const FLAGS: &'static [(&'static str, &'static str)] = &[];
+
+    fn lr(&self) -> f64 {
+        self.declared_lr()
+    }
+    fn set_lr(&mut self, lr: f64) {
+        self.declared_set_lr(lr)
+    }
     /// `momentum` or `betas[0]`, per `MOMENTUM`.
     fn momentum(&self) -> Option<f64> {
         None
@@ -33,9 +53,13 @@ pub trait Hyper: Clone + std::fmt::Debug + 'static {
     /// torch's constructor checks (`ValueError: Invalid learning rate: -1.0`, …).
     fn validate(&self) -> Result<()>;
     /// The group's entries as in torch's `param_groups[i]` (without `params`).
-    fn to_map(&self) -> BTreeMap<String, Value>;
+    fn to_map(&self) -> BTreeMap<String, Value> {
+        self.declared_map()
+    }
     /// Options from a saved group's entries.
-    fn from_map(map: &BTreeMap<String, Value>) -> Result<Self>;
+    fn from_map(map: &BTreeMap<String, Value>) -> Result<Self> {
+        Self::declared_read(map)
+    }
     /// State made when a parameter joins the optimizer (torch's Adagrad does this), else none.
     fn init_state(_defaults: &Self, _param: &Tensor) -> Result<Option<ParamState>> {
         Ok(None)

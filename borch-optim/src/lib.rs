@@ -22,25 +22,44 @@
 //! # }
 //! ```
 
+mod adadelta;
+mod adafactor;
 mod adagrad;
 mod adam;
+mod adamax;
 mod adamw;
+mod asgd;
+pub mod catalog;
 mod fused;
 mod group;
+mod lbfgs;
 pub mod lr_scheduler;
+mod nadam;
 mod optimizer;
 mod options;
+mod radam;
 mod rmsprop;
+mod rprop;
 mod sgd;
 mod state;
 mod value;
 
+pub use adadelta::{Adadelta, AdadeltaOptions};
+pub use adafactor::{Adafactor, AdafactorOptions};
 pub use adagrad::{Adagrad, AdagradOptions};
 pub use adam::{Adam, AdamOptions};
+pub use adamax::{Adamax, AdamaxOptions};
 pub use adamw::{AdamW, AdamWOptions};
-pub use group::{Hyper, MomentumKind, ParamGroup};
+pub use asgd::{ASGD, ASGDOptions};
+pub use catalog::{Options, Params};
+pub use group::{Declared, Hyper, MomentumKind, ParamGroup};
+pub use lbfgs::{Closure, LBFGS, LBFGSOptions};
+pub use nadam::{NAdam, NAdamOptions};
 pub use optimizer::{Optim, Optimizer};
+pub use options::OptionSpec;
+pub use radam::{RAdam, RAdamOptions};
 pub use rmsprop::{RMSprop, RMSpropOptions};
+pub use rprop::{Rprop, RpropOptions};
 pub use sgd::{SGD, SgdOptions};
 pub use state::{GroupState, ParamState, StateDict, StateValue};
 pub use value::Value;
@@ -53,6 +72,12 @@ pub fn kernel_sources() -> Vec<(String, String)> {
     out.extend(adam::sources());
     out.extend(rmsprop::sources());
     out.extend(adagrad::sources());
+    out.extend(adamax::sources());
+    out.extend(nadam::sources());
+    out.extend(radam::sources());
+    out.extend(adadelta::sources());
+    out.extend(asgd::sources());
+    out.extend(rprop::sources());
     out
 }
 
@@ -77,6 +102,26 @@ pub(crate) fn kernel_variants(
             (t.key(), t.render())
         })
         .collect()
+}
+
+/// The keyword-only flags of most of torch's optimizers.
+pub(crate) const FOREACH_DIFF_CAPTURABLE: &[(&str, &str)] = &[
+    ("foreach", "None"),
+    ("capturable", "False"),
+    ("differentiable", "False"),
+];
+
+/// torch's `Invalid beta parameter at index i` check.
+pub(crate) fn check_betas((beta1, beta2): (f64, f64)) -> Result<()> {
+    for (i, beta) in [beta1, beta2].into_iter().enumerate() {
+        if !(0.0..1.0).contains(&beta) {
+            return Err(BorchError::Value(format!(
+                "Invalid beta parameter at index {i}: {}",
+                py_float(beta)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// torch's `Invalid learning rate` check.

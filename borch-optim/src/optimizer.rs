@@ -12,8 +12,20 @@ use crate::value::Value;
 
 /// What every optimizer offers, object-safe so schedulers take `&mut dyn Optimizer`.
 pub trait Optimizer {
+    /// torch's class name (`"Adam"`).
+    fn name(&self) -> &'static str;
     /// One update of every parameter that has a `.grad` (one fused dispatch each).
     fn step(&mut self) -> Result<()>;
+    /// torch's `step(closure)`: the loss `closure()` returns (computed with grad enabled), then
+    /// the update; LBFGS calls the closure as often as it needs.
+    fn step_with_closure(&mut self, closure: &mut crate::lbfgs::Closure<'_>) -> Result<f64> {
+        let was = borch_tensor::set_grad_enabled(true);
+        let loss = closure();
+        borch_tensor::set_grad_enabled(was);
+        let loss = loss?;
+        self.step()?;
+        Ok(loss)
+    }
     /// torch's `zero_grad(set_to_none)`.
     fn zero_grad(&mut self, set_to_none: bool) -> Result<()>;
     /// `len(optimizer.param_groups)`.
@@ -115,6 +127,10 @@ impl<H: Hyper> Optim<H> {
 }
 
 impl<H: Hyper> Optimizer for Optim<H> {
+    fn name(&self) -> &'static str {
+        H::NAME
+    }
+
     fn step(&mut self) -> Result<()> {
         for group in &self.param_groups {
             for p in &group.params {
@@ -129,16 +145,7 @@ impl<H: Hyper> Optimizer for Optim<H> {
     }
 
     fn zero_grad(&mut self, set_to_none: bool) -> Result<()> {
-        for p in self.params() {
-            let Some(grad) = p.grad() else { continue };
-            if set_to_none {
-                p.set_grad(None);
-            } else {
-                grad.set_requires_grad(false)?;
-                grad.zero_()?;
-            }
-        }
-        Ok(())
+        zero_grads(self.params(), set_to_none)
     }
 
     fn num_param_groups(&self) -> usize {
@@ -306,6 +313,23 @@ impl<H: Hyper> Optimizer for Optim<H> {
         }
         Ok(())
     }
+}
+
+/// torch's `zero_grad(set_to_none)` over `params`.
+pub(crate) fn zero_grads<'a>(
+    params: impl IntoIterator<Item = &'a Tensor>,
+    set_to_none: bool,
+) -> Result<()> {
+    for p in params {
+        let Some(grad) = p.grad() else { continue };
+        if set_to_none {
+            p.set_grad(None);
+        } else {
+            grad.set_requires_grad(false)?;
+            grad.zero_()?;
+        }
+    }
+    Ok(())
 }
 
 /// Python's error for `param_groups[i]` past the end.

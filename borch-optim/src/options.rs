@@ -1,7 +1,8 @@
 //! One declaration of an optimizer's options (issue 10: the option list was spelled out six
 //! times). [`declare_options!`] turns it into the options struct, its `Default` (torch's
 //! defaults), `new(lr)` and one builder per option, the torch-keyed map of the state dicts
-//! (`map` / `read`, behind `Hyper::to_map` / `Hyper::from_map`) and `option_names()`.
+//! (`map` / `read`, behind `Hyper::to_map` / `Hyper::from_map`) and `option_specs()`, from which
+//! the catalog writes the Python-style `signature()` (`"params: Params, lr: Float = 0.001, …"`).
 //!
 //! ```ignore
 //! declare_options! {
@@ -22,26 +23,75 @@ use borch_tensor::Result;
 
 use crate::value::{Reader, Value};
 
+/// One option of an optimizer as its catalog lists it: torch's keyword, its kind in the op
+/// catalog's signature syntax (`Float`, `Floats`, `Int`, `Bool`, `Str`) and torch's default.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OptionSpec {
+    pub name: &'static str,
+    pub kind: &'static str,
+    pub default: Value,
+}
+
+impl OptionSpec {
+    /// `name: Kind = default`, as the op catalog writes a parameter.
+    pub fn signature(&self) -> String {
+        format!("{}: {} = {}", self.name, self.kind, self.default.py_repr())
+    }
+}
+
 /// A type an option can have: written into a group's map as a [`Value`], read back by key.
 pub(crate) trait OptionValue: Sized + Into<Value> {
+    /// The kind the signature names.
+    const KIND: &'static str;
     fn read(r: &Reader, key: &str) -> Result<Self>;
 }
 
 impl OptionValue for f64 {
+    const KIND: &'static str = "Float";
     fn read(r: &Reader, key: &str) -> Result<f64> {
         r.f64(key)
     }
 }
 
+impl OptionValue for i64 {
+    const KIND: &'static str = "Int";
+    fn read(r: &Reader, key: &str) -> Result<i64> {
+        r.i64(key)
+    }
+}
+
 impl OptionValue for bool {
+    const KIND: &'static str = "Bool";
     fn read(r: &Reader, key: &str) -> Result<bool> {
         r.bool(key)
     }
 }
 
 impl OptionValue for (f64, f64) {
+    const KIND: &'static str = "Floats";
     fn read(r: &Reader, key: &str) -> Result<(f64, f64)> {
         r.pair(key)
+    }
+}
+
+impl OptionValue for (Option<f64>, f64) {
+    const KIND: &'static str = "Floats";
+    fn read(r: &Reader, key: &str) -> Result<(Option<f64>, f64)> {
+        r.optional_pair(key)
+    }
+}
+
+impl OptionValue for Option<i64> {
+    const KIND: &'static str = "Int";
+    fn read(r: &Reader, key: &str) -> Result<Option<i64>> {
+        r.optional(key, Reader::i64)
+    }
+}
+
+impl OptionValue for Option<String> {
+    const KIND: &'static str = "Str";
+    fn read(r: &Reader, key: &str) -> Result<Option<String>> {
+        r.optional(key, Reader::string)
     }
 }
 
@@ -107,13 +157,22 @@ macro_rules! declare_options {
 
             $($crate::options::option_builder!($field $(($a, $b))? : $ty = $default);)*
 
-            /// The options as torch's keywords, in torch's order, each with its default as
-            /// declared here (`("lr", "1e-3")`, `("betas", "(0.9, 0.999)")`); the type of each
-            /// is that of its entry in `Self::default().to_map()`.
-            pub fn option_names() -> &'static [(&'static str, &'static str)] {
-                &[
-                    ("lr", stringify!($lr)),
-                    $((stringify!($field), stringify!($default)),)*
+            /// The options as torch's keywords, in torch's order, each with its kind and torch's
+            /// default.
+            pub fn option_specs() -> Vec<$crate::options::OptionSpec> {
+                use $crate::options::OptionValue;
+                let d = Self::default();
+                vec![
+                    $crate::options::OptionSpec {
+                        name: "lr",
+                        kind: "Float",
+                        default: d.lr.into(),
+                    },
+                    $($crate::options::OptionSpec {
+                        name: stringify!($field),
+                        kind: <$ty as OptionValue>::KIND,
+                        default: d.$field.clone().into(),
+                    },)*
                 ]
             }
 
@@ -121,7 +180,7 @@ macro_rules! declare_options {
             pub(crate) fn map(&self) -> std::collections::BTreeMap<String, $crate::value::Value> {
                 std::collections::BTreeMap::from([
                     ("lr".into(), self.lr.into()),
-                    $((stringify!($field).into(), self.$field.into()),)*
+                    $((stringify!($field).into(), self.$field.clone().into()),)*
                 ])
             }
 
@@ -135,6 +194,26 @@ macro_rules! declare_options {
                     lr: f64::read(&r, "lr")?,
                     $($field: <$ty>::read(&r, stringify!($field))?,)*
                 })
+            }
+        }
+
+        impl $crate::group::Declared for $name {
+            fn declared_map(&self) -> std::collections::BTreeMap<String, $crate::value::Value> {
+                self.map()
+            }
+            fn declared_read(
+                map: &std::collections::BTreeMap<String, $crate::value::Value>,
+            ) -> borch_tensor::Result<$name> {
+                $name::read(map)
+            }
+            fn declared_lr(&self) -> f64 {
+                self.lr
+            }
+            fn declared_set_lr(&mut self, lr: f64) {
+                self.lr = lr;
+            }
+            fn specs() -> Vec<$crate::options::OptionSpec> {
+                $name::option_specs()
             }
         }
     };
@@ -177,6 +256,19 @@ macro_rules! declare_options {
 pub(crate) use declare_options;
 pub(crate) use option_builder;
 
+/// torch's constructor signature in the op catalog's syntax: `params`, the options, then the
+/// keyword-only flags torch also takes (`foreach: Bool = None`, …).
+pub fn signature(specs: &[OptionSpec], flags: &[(&str, &str)]) -> String {
+    let mut parts = vec!["params: Params".to_string()];
+    parts.extend(specs.iter().map(OptionSpec::signature));
+    parts.extend(
+        flags
+            .iter()
+            .map(|(name, default)| format!("{name}: Bool = {default}")),
+    );
+    parts.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
@@ -185,8 +277,8 @@ mod tests {
         AdagradOptions, AdamOptions, AdamWOptions, Hyper, RMSpropOptions, SgdOptions, Value,
     };
 
-    fn names(list: &[(&str, &str)]) -> Vec<String> {
-        list.iter().map(|(name, _)| name.to_string()).collect()
+    fn names(list: Vec<crate::options::OptionSpec>) -> Vec<String> {
+        list.iter().map(|s| s.name.to_string()).collect()
     }
 
     fn keys<H: Hyper + Default>() -> BTreeSet<String> {
@@ -196,7 +288,7 @@ mod tests {
     #[test]
     fn option_names_are_the_group_entries() {
         assert_eq!(
-            names(SgdOptions::option_names()),
+            names(SgdOptions::option_specs()),
             [
                 "lr",
                 "momentum",
@@ -207,7 +299,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            names(AdamOptions::option_names()),
+            names(AdamOptions::option_specs()),
             [
                 "lr",
                 "betas",
@@ -218,19 +310,27 @@ mod tests {
                 "decoupled_weight_decay"
             ]
         );
+        let sig: Vec<String> = AdamWOptions::option_specs()[..3]
+            .iter()
+            .map(|s| s.signature())
+            .collect();
         assert_eq!(
-            AdamWOptions::option_names()[..3],
-            [("lr", "1e-3"), ("betas", "(0.9, 0.999)"), ("eps", "1e-8")]
+            sig,
+            [
+                "lr: Float = 0.001",
+                "betas: Floats = (0.9, 0.999)",
+                "eps: Float = 1e-08"
+            ]
         );
         let sets = [
-            (names(SgdOptions::option_names()), keys::<SgdOptions>()),
-            (names(AdamOptions::option_names()), keys::<AdamOptions>()),
+            (names(SgdOptions::option_specs()), keys::<SgdOptions>()),
+            (names(AdamOptions::option_specs()), keys::<AdamOptions>()),
             (
-                names(RMSpropOptions::option_names()),
+                names(RMSpropOptions::option_specs()),
                 keys::<RMSpropOptions>(),
             ),
             (
-                names(AdagradOptions::option_names()),
+                names(AdagradOptions::option_specs()),
                 keys::<AdagradOptions>(),
             ),
         ];
@@ -240,7 +340,7 @@ mod tests {
         // AdamW's groups also say `decoupled_weight_decay=True`, as torch's do.
         let mut adamw = keys::<AdamWOptions>();
         assert!(adamw.remove("decoupled_weight_decay"));
-        let listed: BTreeSet<_> = names(AdamWOptions::option_names()).into_iter().collect();
+        let listed: BTreeSet<_> = names(AdamWOptions::option_specs()).into_iter().collect();
         assert_eq!(listed, adamw);
         assert_eq!(
             AdamWOptions::default().to_map()["decoupled_weight_decay"],

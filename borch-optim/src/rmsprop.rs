@@ -1,20 +1,17 @@
 //! torch.optim.RMSprop: centered, momentum, weight decay, maximize.
 
-use std::collections::BTreeMap;
-
 use borch_tensor::{Result, Tensor};
 
 use crate::fused::{Slot, Template, f, launch};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
-use crate::value::Value;
 
 /// torch's `RMSprop`.
 pub type RMSprop = Optim<RMSpropOptions>;
 
 const TEMPLATE: &str = include_str!("kernels/rmsprop.wgsl");
-const FLAGS: [&str; 4] = ["MAXIMIZE", "WEIGHT_DECAY", "CENTERED", "MOMENTUM"];
+const KERNEL_FLAGS: [&str; 4] = ["MAXIMIZE", "WEIGHT_DECAY", "CENTERED", "MOMENTUM"];
 
 crate::options::declare_options! {
     /// The options of an RMSprop param group; `Default` is torch's (`lr=1e-2`, `alpha=0.99`).
@@ -31,19 +28,18 @@ crate::options::declare_options! {
 
 /// Every specialisation's WGSL, for validation.
 pub(crate) fn sources() -> Vec<(String, String)> {
-    crate::kernel_variants("rmsprop", TEMPLATE, &FLAGS)
+    crate::kernel_variants("rmsprop", TEMPLATE, &KERNEL_FLAGS)
 }
 
 impl Hyper for RMSpropOptions {
     const NAME: &'static str = "RMSprop";
     const MOMENTUM: MomentumKind = MomentumKind::Momentum;
+    const FLAGS: &'static [(&'static str, &'static str)] = &[
+        ("capturable", "False"),
+        ("foreach", "None"),
+        ("differentiable", "False"),
+    ];
 
-    fn lr(&self) -> f64 {
-        self.lr
-    }
-    fn set_lr(&mut self, lr: f64) {
-        self.lr = lr;
-    }
     fn momentum(&self) -> Option<f64> {
         Some(self.momentum)
     }
@@ -57,14 +53,6 @@ impl Hyper for RMSpropOptions {
         crate::check_nonneg("momentum", self.momentum)?;
         crate::check_nonneg("weight_decay", self.weight_decay)?;
         crate::check_nonneg("alpha", self.alpha)
-    }
-
-    fn to_map(&self) -> BTreeMap<String, Value> {
-        self.map()
-    }
-
-    fn from_map(map: &BTreeMap<String, Value>) -> Result<Self> {
-        RMSpropOptions::read(map)
     }
 
     fn update(

@@ -1,14 +1,11 @@
 //! torch.optim.SGD: momentum, dampening, nesterov, weight decay, maximize.
 
-use std::collections::BTreeMap;
-
 use borch_tensor::{BorchError, Result, Tensor};
 
 use crate::fused::{Slot, Template, f, launch};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
-use crate::value::Value;
 
 /// torch's `SGD`.
 #[allow(clippy::upper_case_acronyms)]
@@ -52,13 +49,12 @@ pub(crate) fn sources() -> Vec<(String, String)> {
 impl Hyper for SgdOptions {
     const NAME: &'static str = "SGD";
     const MOMENTUM: MomentumKind = MomentumKind::Momentum;
+    const FLAGS: &'static [(&'static str, &'static str)] = &[
+        ("foreach", "None"),
+        ("differentiable", "False"),
+        ("fused", "None"),
+    ];
 
-    fn lr(&self) -> f64 {
-        self.lr
-    }
-    fn set_lr(&mut self, lr: f64) {
-        self.lr = lr;
-    }
     fn momentum(&self) -> Option<f64> {
         Some(self.momentum)
     }
@@ -81,14 +77,6 @@ impl Hyper for SgdOptions {
             ));
         }
         Ok(())
-    }
-
-    fn to_map(&self) -> BTreeMap<String, Value> {
-        self.map()
-    }
-
-    fn from_map(map: &BTreeMap<String, Value>) -> Result<Self> {
-        SgdOptions::read(map)
     }
 
     fn update(

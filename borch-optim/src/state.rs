@@ -7,8 +7,10 @@ use borch_tensor::{BorchError, Result, Tensor};
 
 use crate::value::Value;
 
-/// One entry of a parameter's state: a tensor (`exp_avg`, `momentum_buffer`, …) or torch's
-/// `step` (a float32 scalar tensor in torch; its values are small integers, kept here as f64).
+/// One entry of a parameter's state: a tensor (`exp_avg`, `momentum_buffer`, …) or one of
+/// torch's float32 scalar tensors (`step`, NAdam's `mu_product`, ASGD's `eta` and `mu`), kept on
+/// the host as the f64 of its float32 value, since the host computes the kernels' scalars from
+/// it.
 #[derive(Clone)]
 pub enum StateValue {
     Tensor(Tensor),
@@ -36,6 +38,20 @@ impl ParamState {
             Some(StateValue::Step(s)) => *s,
             _ => 0.0,
         }
+    }
+
+    /// A scalar entry (`mu_product`, `eta`), if set.
+    pub fn scalar(&self, key: &str) -> Option<f64> {
+        match self.entries.get(key) {
+            Some(StateValue::Step(s)) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// Set a scalar entry to `value` rounded to float32, as torch's scalar tensors hold it.
+    pub(crate) fn set_scalar(&mut self, key: &str, value: f64) {
+        self.entries
+            .insert(key.into(), StateValue::Step(f64::from(value as f32)));
     }
 
     pub(crate) fn set_step(&mut self, step: f64) {
@@ -70,7 +86,9 @@ pub struct StateDict {
 
 /// A copy of a loaded state tensor for `param`: new contiguous storage of the parameter's shape.
 pub(crate) fn adopt(param: &Tensor, key: &str, value: &Tensor) -> Result<Tensor> {
-    if value.shape() != param.shape() {
+    // Adafactor's factored second moments are a row and a column of the parameter.
+    let factored = key == "row_var" || key == "col_var";
+    if value.shape() != param.shape() && !factored {
         return Err(BorchError::Runtime(format!(
             "loaded state '{key}' has shape {:?} but its parameter has shape {:?}",
             value.shape(),

@@ -70,6 +70,65 @@ fn one_fused_dispatch_per_parameter_per_step() {
     );
 }
 
+/// The optimizers added with the catalog, built by name: one fused kernel per parameter for
+/// each but Adafactor, whose step is a chain of tensor ops (pinned: its dispatches per step for
+/// the 2-D and the 1-D parameter together).
+#[test]
+fn catalog_optimizers_dispatch_counts_are_pinned() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    use borch_optim::{Options, Params, Value, catalog};
+    let with = |pairs: &[(&str, Value)]| -> Options {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    };
+    let cases: Vec<(&str, Options, Vec<u64>)> = vec![
+        (
+            "Adamax",
+            with(&[("weight_decay", Value::Float(0.1))]),
+            vec![2, 2, 2],
+        ),
+        (
+            "NAdam",
+            with(&[
+                ("weight_decay", Value::Float(0.1)),
+                ("decoupled_weight_decay", Value::Bool(true)),
+            ]),
+            vec![2, 2, 2],
+        ),
+        (
+            "RAdam",
+            with(&[("weight_decay", Value::Float(0.1))]),
+            vec![2, 2, 2],
+        ),
+        (
+            "Adadelta",
+            with(&[("weight_decay", Value::Float(0.1))]),
+            vec![2, 2, 2],
+        ),
+        ("ASGD", with(&[("t0", Value::Float(1.0))]), vec![2, 2, 2]),
+        (
+            "Rprop",
+            with(&[("maximize", Value::Bool(true))]),
+            vec![2, 2, 2],
+        ),
+        (
+            "Adafactor",
+            with(&[("weight_decay", Value::Float(0.1))]),
+            ADAFACTOR.to_vec(),
+        ),
+    ];
+    for (name, options, pinned) in cases {
+        let got = dispatches_per_step(|p| catalog::build(name, Params::Tensors(p), &options));
+        assert_eq!(got, pinned, "{name}");
+    }
+}
+
+/// Adafactor's dispatches per step over a [300, 5] and a [7] parameter: 46 (norms, moments,
+/// the update and its clipping), plus 3 fills of its new moments on the first step.
+const ADAFACTOR: [u64; 3] = [49, 46, 46];
+
 #[test]
 fn zero_grad_set_to_none_dispatches_nothing() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

@@ -3,13 +3,15 @@
 
 mod common;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use borch_optim::lr_scheduler::{
-    AnnealStrategy, CosineAnnealingLR, ExponentialLR, LRScheduler, LambdaLR, LinearLR, LrLambda,
-    MultiStepLR, OneCycleLR, OneCycleOptions, PerGroup, PlateauOptions, ReduceLROnPlateau,
-    SchedulerState, StepLR,
+    self, CosineAnnealingLR, LRScheduler, LrLambda, OneCycleLR, OneCycleOptions, Scheduler,
+    SchedulerArgs, SchedulerState, StepLR,
 };
 use borch_optim::{
-    Adagrad, AdagradOptions, Adam, AdamOptions, Optimizer, ParamGroup, SGD, SgdOptions,
+    Adagrad, AdagradOptions, Adam, AdamOptions, Optimizer, ParamGroup, SGD, SgdOptions, Value,
 };
 use borch_tensor::{DType, Tensor, zeros};
 use serde_json::Value as Json;
@@ -64,119 +66,58 @@ fn lambda(name: &str) -> LrLambda {
     }
 }
 
-fn per_group(j: &Json) -> PerGroup {
-    match j {
-        Json::Array(_) => PerGroup::Each(f64s(j)),
-        _ => PerGroup::All(j.as_f64().unwrap()),
+/// The case's scheduler, built through the catalog by torch's name (children first).
+fn build(case: &Json, opt: &mut dyn Optimizer) -> Scheduler {
+    let mut args = SchedulerArgs::default();
+    for (k, v) in case["args"].as_object().unwrap() {
+        args.keywords.insert(k.clone(), common::value(v));
     }
-}
-
-fn one_cycle_options(a: &Json) -> OneCycleOptions {
-    let mut o = OneCycleOptions {
-        total_steps: a["total_steps"].as_i64(),
-        epochs: a["epochs"].as_i64(),
-        steps_per_epoch: a["steps_per_epoch"].as_i64(),
-        ..Default::default()
-    };
-    if let Some(x) = a["pct_start"].as_f64() {
-        o.pct_start = x;
+    if let Some(names) = case["lambdas"].as_array() {
+        args.lr_lambdas = names.iter().map(|n| lambda(n.as_str().unwrap())).collect();
     }
-    if a["anneal_strategy"] == "linear" {
-        o.anneal_strategy = AnnealStrategy::Linear;
-    }
-    if let Some(b) = a["cycle_momentum"].as_bool() {
-        o.cycle_momentum = b;
-    }
-    if !a["base_momentum"].is_null() {
-        o.base_momentum = per_group(&a["base_momentum"]);
-    }
-    if !a["max_momentum"].is_null() {
-        o.max_momentum = per_group(&a["max_momentum"]);
-    }
-    if let Some(x) = a["div_factor"].as_f64() {
-        o.div_factor = x;
-    }
-    if let Some(x) = a["final_div_factor"].as_f64() {
-        o.final_div_factor = x;
-    }
-    if let Some(b) = a["three_phase"].as_bool() {
-        o.three_phase = b;
-    }
-    o
-}
-
-fn plateau_options(a: &Json) -> PlateauOptions {
-    let mut o = PlateauOptions::default();
-    if let Some(s) = a["mode"].as_str() {
-        o.mode = s.into();
-    }
-    if let Some(x) = a["factor"].as_f64() {
-        o.factor = x;
-    }
-    if let Some(x) = a["patience"].as_i64() {
-        o.patience = x;
-    }
-    if let Some(x) = a["threshold"].as_f64() {
-        o.threshold = x;
-    }
-    if let Some(s) = a["threshold_mode"].as_str() {
-        o.threshold_mode = s.into();
-    }
-    if let Some(x) = a["cooldown"].as_i64() {
-        o.cooldown = x;
-    }
-    if !a["min_lr"].is_null() {
-        o.min_lr = per_group(&a["min_lr"]);
-    }
-    if let Some(x) = a["eps"].as_f64() {
-        o.eps = x;
-    }
-    o
-}
-
-fn make_scheduler(case: &Json, opt: &mut dyn Optimizer) -> Box<dyn LRScheduler> {
-    let a = &case["args"];
-    let f = |k: &str| a[k].as_f64().unwrap();
-    let i = |k: &str| a[k].as_i64().unwrap();
-    match case["scheduler"].as_str().unwrap() {
-        "StepLR" => Box::new(StepLR::new(opt, i("step_size"), f("gamma")).unwrap()),
-        "MultiStepLR" => {
-            let m: Vec<i64> = a["milestones"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|x| x.as_i64().unwrap())
-                .collect();
-            Box::new(MultiStepLR::new(opt, &m, f("gamma")).unwrap())
+    if let Some(children) = case["children"].as_array() {
+        for c in children {
+            let child = build(c, opt);
+            args.schedulers.push(Rc::new(RefCell::new(child)));
         }
-        "ExponentialLR" => Box::new(ExponentialLR::new(opt, f("gamma")).unwrap()),
-        "CosineAnnealingLR" => {
-            let eta_min = a["eta_min"].as_f64().unwrap_or(0.0);
-            Box::new(CosineAnnealingLR::new(opt, i("T_max"), eta_min).unwrap())
-        }
-        "LinearLR" => Box::new(
-            LinearLR::new(
-                opt,
-                a["start_factor"].as_f64().unwrap_or(1.0 / 3.0),
-                a["end_factor"].as_f64().unwrap_or(1.0),
-                a["total_iters"].as_i64().unwrap_or(5),
-            )
-            .unwrap(),
-        ),
-        "LambdaLR" => {
-            let names = case["lambdas"].as_array().unwrap();
-            let fns: Vec<LrLambda> = names.iter().map(|n| lambda(n.as_str().unwrap())).collect();
-            if fns.len() == 1 {
-                let f0 = fns[0].clone();
-                Box::new(LambdaLR::new(opt, move |e| f0(e)).unwrap())
-            } else {
-                Box::new(LambdaLR::per_group(opt, fns).unwrap())
+    }
+    let name = case["scheduler"].as_str().unwrap();
+    lr_scheduler::build(name, opt, args).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// torch's state dict (as cases.py wrote it) and borch's agree key for key.
+fn same_state(what: &str, got: &Value, want: &Json) {
+    match (got, want) {
+        (Value::Dict(g), Json::Object(w)) => {
+            let gk: Vec<&String> = g.keys().collect();
+            let mut wk: Vec<&String> = w.keys().filter(|k| *k != "lr_lambdas").collect();
+            wk.sort();
+            assert_eq!(gk, wk, "{what}: keys");
+            for (k, v) in g {
+                same_state(&format!("{what}.{k}"), v, &w[k]);
             }
         }
-        "OneCycleLR" => {
-            Box::new(OneCycleLR::new(opt, per_group(&a["max_lr"]), one_cycle_options(a)).unwrap())
+        (Value::List(g), Json::Array(w)) => {
+            assert_eq!(g.len(), w.len(), "{what}: length");
+            for (i, (g, w)) in g.iter().zip(w).enumerate() {
+                same_state(&format!("{what}[{i}]"), g, w);
+            }
         }
-        other => panic!("unknown scheduler {other}"),
+        (Value::Float(_) | Value::Int(_), Json::String(inf)) => {
+            let want = if inf == "inf" {
+                f64::INFINITY
+            } else {
+                f64::NEG_INFINITY
+            };
+            assert_eq!(got.as_f64(), Some(want), "{what}");
+        }
+        (Value::Float(_) | Value::Int(_), Json::Number(n)) => {
+            assert_lr(what, got.as_f64().unwrap(), n.as_f64().unwrap())
+        }
+        (Value::Bool(g), Json::Bool(w)) => assert_eq!(g, w, "{what}"),
+        (Value::Str(g), Json::String(w)) => assert_eq!(g, w, "{what}"),
+        (Value::None, Json::Null) => {}
+        _ => panic!("{what}: borch {got:?}, torch {want}"),
     }
 }
 
@@ -200,29 +141,23 @@ fn schedulers_follow_torch_step_for_step() {
         let name = case["name"].as_str().unwrap();
         let mut opt = make_optimizer(case["optimizer"].as_str().unwrap());
         let steps = case["lrs"].as_array().unwrap().len() - 1;
-        if case["scheduler"] == "ReduceLROnPlateau" {
-            let metrics = f64s(&case["metrics"]);
-            let mut s =
-                ReduceLROnPlateau::new(opt.as_mut(), plateau_options(&case["args"])).unwrap();
-            check(name, 0, opt.as_ref(), &s.get_last_lr(), case);
-            for (k, m) in metrics.iter().enumerate() {
-                opt.step().unwrap();
-                s.step(opt.as_mut(), *m).unwrap();
-                check(name, k + 1, opt.as_ref(), &s.get_last_lr(), case);
-            }
-        } else {
-            let mut s = make_scheduler(case, opt.as_mut());
-            check(name, 0, opt.as_ref(), &s.get_last_lr(), case);
-            for k in 0..steps {
-                opt.step().unwrap();
-                s.step(opt.as_mut()).unwrap();
-                check(name, k + 1, opt.as_ref(), &s.get_last_lr(), case);
-            }
+        let mut s = build(case, opt.as_mut());
+        let metrics: Vec<Option<f64>> = match case["metrics"].as_array() {
+            Some(m) => m.iter().map(|x| x.as_f64()).collect(),
+            None => vec![None; steps],
+        };
+        check(name, 0, opt.as_ref(), &s.get_last_lr(), case);
+        for (k, m) in metrics.into_iter().enumerate() {
+            opt.step().unwrap();
+            s.step(opt.as_mut(), m).unwrap();
+            check(name, k + 1, opt.as_ref(), &s.get_last_lr(), case);
         }
+        let state = Value::Dict(s.state_dict().unwrap());
+        same_state(&format!("{name} state_dict"), &state, &case["state_dict"]);
         n += 1;
     }
-    println!("lr_scheduler: {n} scheduler cases agree with torch");
-    assert!(n >= 20);
+    println!("lr_scheduler: {n} scheduler cases agree with torch (lrs and state dicts)");
+    assert!(n >= 38);
 }
 
 #[test]

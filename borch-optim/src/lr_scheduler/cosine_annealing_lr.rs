@@ -6,7 +6,7 @@ use std::f64::consts::PI;
 
 use borch_tensor::{BorchError, Result};
 
-use super::{LRScheduler, SchedulerBase, initial_step, lrs, value_f64};
+use super::{LRScheduler, SchedulerBase, initial_step, lrs, scaled_bases, value_f64};
 use crate::optimizer::Optimizer;
 use crate::value::Value;
 
@@ -72,6 +72,13 @@ impl LRScheduler for CosineAnnealingLR {
                     + eta_min
             })
             .collect())
+    }
+    fn closed_form_lr(&self) -> Option<Vec<f64>> {
+        let (t_max, eta_min) = (self.t_max as f64, self.eta_min);
+        let e = self.base.last_epoch as f64;
+        Some(scaled_bases(&self.base, |b| {
+            eta_min + (b - eta_min) * (1.0 + (PI * e / t_max).cos()) / 2.0
+        }))
     }
     fn values(&self) -> BTreeMap<String, Value> {
         BTreeMap::from([

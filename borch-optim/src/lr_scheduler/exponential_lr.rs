@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use borch_tensor::Result;
 
-use super::{LRScheduler, SchedulerBase, initial_step, lrs, value_f64};
+use super::{LRScheduler, SchedulerBase, initial_step, lrs, scaled_bases, value_f64};
 use crate::optimizer::Optimizer;
 use crate::value::Value;
 
@@ -37,6 +37,10 @@ impl LRScheduler for ExponentialLR {
             .into_iter()
             .map(|lr| lr * self.gamma)
             .collect())
+    }
+    fn closed_form_lr(&self) -> Option<Vec<f64>> {
+        let e = self.base.last_epoch as f64;
+        Some(scaled_bases(&self.base, |b| b * self.gamma.powf(e)))
     }
     fn values(&self) -> BTreeMap<String, Value> {
         BTreeMap::from([("gamma".into(), Value::Float(self.gamma))])

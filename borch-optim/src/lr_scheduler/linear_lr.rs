@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use borch_tensor::{BorchError, Result};
 
-use super::{LRScheduler, SchedulerBase, initial_step, lrs, value_f64};
+use super::{LRScheduler, SchedulerBase, initial_step, lrs, scaled_bases, value_f64};
 use crate::optimizer::Optimizer;
 use crate::value::Value;
 
@@ -70,6 +70,12 @@ impl LRScheduler for LinearLR {
         let (s, e) = (self.start_factor, self.end_factor);
         let factor = 1.0 + (e - s) / (self.total_iters as f64 * s + (epoch - 1) as f64 * (e - s));
         Ok(current.into_iter().map(|lr| lr * factor).collect())
+    }
+    fn closed_form_lr(&self) -> Option<Vec<f64>> {
+        let (s, e) = (self.start_factor, self.end_factor);
+        let done = self.total_iters.min(self.base.last_epoch) as f64;
+        let factor = s + (e - s) * done / self.total_iters as f64;
+        Some(scaled_bases(&self.base, |b| b * factor))
     }
     fn values(&self) -> BTreeMap<String, Value> {
         BTreeMap::from([

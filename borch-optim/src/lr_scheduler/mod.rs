@@ -5,13 +5,21 @@
 //! learning rates (LinearLR, OneCycleLR). Call `scheduler.step(&mut optimizer)` after
 //! `optimizer.step()`.
 
+mod args;
+pub mod catalog;
+mod constant_lr;
 mod cosine_annealing_lr;
+mod cosine_annealing_warm_restarts;
+mod cyclic_lr;
 mod exponential_lr;
 mod lambda_lr;
 mod linear_lr;
 mod multi_step_lr;
+mod multiplicative_lr;
 mod one_cycle_lr;
+mod polynomial_lr;
 mod reduce_lr_on_plateau;
+mod sequential_lr;
 mod state_map;
 mod step_lr;
 
@@ -22,13 +30,21 @@ use borch_tensor::{BorchError, Result};
 use crate::optimizer::Optimizer;
 use crate::value::Value;
 
+pub use args::{SchedulerParam, parse as parse_signature};
+pub use catalog::{Scheduler, SchedulerArgs, SchedulerEntry, SharedScheduler, build, schedulers};
+pub use constant_lr::ConstantLR;
 pub use cosine_annealing_lr::CosineAnnealingLR;
+pub use cosine_annealing_warm_restarts::CosineAnnealingWarmRestarts;
+pub use cyclic_lr::{CyclicLR, CyclicOptions};
 pub use exponential_lr::ExponentialLR;
 pub use lambda_lr::{LambdaLR, LrLambda};
 pub use linear_lr::LinearLR;
 pub use multi_step_lr::MultiStepLR;
+pub use multiplicative_lr::MultiplicativeLR;
 pub use one_cycle_lr::{AnnealStrategy, OneCycleLR, OneCycleOptions};
+pub use polynomial_lr::PolynomialLR;
 pub use reduce_lr_on_plateau::{PlateauOptions, ReduceLROnPlateau};
+pub use sequential_lr::{ChainedScheduler, SequentialLR};
 pub use step_lr::StepLR;
 
 /// A value given once for all param groups or once per group (torch's float-or-list arguments).
@@ -121,6 +137,12 @@ pub trait LRScheduler {
     /// torch's `get_lr()`: the learning rates for `last_epoch`, which `step` has just advanced.
     fn get_lr(&mut self, optimizer: &mut dyn Optimizer) -> Result<Vec<f64>>;
 
+    /// torch's `_get_closed_form_lr()` for `last_epoch`, where the scheduler has one (used when
+    /// SequentialLR restarts it at epoch 0).
+    fn closed_form_lr(&self) -> Option<Vec<f64>> {
+        None
+    }
+
     /// The scheduler's own attributes for its state dict.
     fn values(&self) -> BTreeMap<String, Value> {
         BTreeMap::new()
@@ -175,6 +197,42 @@ pub trait LRScheduler {
         *self.base_mut() = state.base.clone();
         Ok(())
     }
+}
+
+/// torch's `_update_lr(epoch)`: set `last_epoch` and the learning rates of that epoch (the
+/// closed form where the scheduler has one), without counting a step.
+pub(crate) fn update_lr_at(
+    scheduler: &mut dyn LRScheduler,
+    optimizer: &mut dyn Optimizer,
+    epoch: i64,
+) -> Result<()> {
+    scheduler.base_mut().last_epoch = epoch;
+    let values = match scheduler.closed_form_lr() {
+        Some(v) => v,
+        None => scheduler.get_lr(optimizer)?,
+    };
+    for (g, lr) in values.into_iter().enumerate() {
+        optimizer.set_lr(g, lr);
+    }
+    scheduler.base_mut().last_lr = lrs(optimizer);
+    Ok(())
+}
+
+/// torch's `_initial_step()` on a scheduler already made (SequentialLR's first one).
+pub(crate) fn initial_step_again(
+    scheduler: &mut dyn LRScheduler,
+    optimizer: &mut dyn Optimizer,
+) -> Result<()> {
+    scheduler.base_mut().step_count = 0;
+    scheduler.base_mut().is_initial = true;
+    let result = scheduler.step(optimizer);
+    scheduler.base_mut().is_initial = false;
+    result
+}
+
+/// The closed form's `base_lr * factor` for every group.
+pub(crate) fn scaled_bases(base: &SchedulerBase, factor: impl Fn(f64) -> f64) -> Vec<f64> {
+    base.base_lrs.iter().map(|b| factor(*b)).collect()
 }
 
 /// torch's `_initial_step`: the step every scheduler takes when it is made.

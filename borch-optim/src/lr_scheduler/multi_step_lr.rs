@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use borch_tensor::Result;
 
-use super::{LRScheduler, SchedulerBase, initial_step, lrs, value_f64};
+use super::{LRScheduler, SchedulerBase, initial_step, lrs, scaled_bases, value_f64};
 use crate::optimizer::Optimizer;
 use crate::value::Value;
 
@@ -47,24 +47,44 @@ impl LRScheduler for MultiStepLR {
         let factor = self.gamma.powf(f64::from(count));
         Ok(lrs(optimizer).into_iter().map(|lr| lr * factor).collect())
     }
+    fn closed_form_lr(&self) -> Option<Vec<f64>> {
+        let epoch = self.base.last_epoch;
+        let passed: u32 = self.milestones.range(..=epoch).map(|(_, c)| c).sum();
+        Some(scaled_bases(&self.base, |b| {
+            b * self.gamma.powf(f64::from(passed))
+        }))
+    }
     fn values(&self) -> BTreeMap<String, Value> {
+        // torch keeps a Counter: {milestone: count}.
         let milestones = self
             .milestones
             .iter()
-            .flat_map(|(m, c)| std::iter::repeat_n(Value::Int(*m), *c as usize))
+            .map(|(m, c)| (m.to_string(), Value::Int(i64::from(*c))))
             .collect();
         BTreeMap::from([
-            ("milestones".into(), Value::List(milestones)),
+            ("milestones".into(), Value::Dict(milestones)),
             ("gamma".into(), Value::Float(self.gamma)),
         ])
     }
     fn load_values(&mut self, values: &BTreeMap<String, Value>) -> Result<()> {
         self.gamma = value_f64(values, "gamma")?;
-        if let Some(Value::List(items)) = values.get("milestones") {
-            self.milestones.clear();
-            for m in items.iter().filter_map(Value::as_f64) {
-                *self.milestones.entry(m as i64).or_insert(0) += 1;
+        match values.get("milestones") {
+            Some(Value::List(items)) => {
+                self.milestones.clear();
+                for m in items.iter().filter_map(Value::as_f64) {
+                    *self.milestones.entry(m as i64).or_insert(0) += 1;
+                }
             }
+            Some(Value::Dict(counts)) => {
+                self.milestones.clear();
+                for (m, c) in counts {
+                    let m = m.parse::<i64>().map_err(|_| {
+                        borch_tensor::BorchError::Type("milestones must be epochs".into())
+                    })?;
+                    self.milestones.insert(m, c.as_f64().unwrap_or(1.0) as u32);
+                }
+            }
+            _ => {}
         }
         Ok(())
     }

@@ -80,6 +80,7 @@ pub struct OneCycleLR {
     pub total_steps: i64,
     pub anneal_strategy: AnnealStrategy,
     pub cycle_momentum: bool,
+    use_beta1: bool,
     phases: Vec<Phase>,
 }
 
@@ -155,6 +156,7 @@ impl OneCycleLR {
             total_steps,
             anneal_strategy: o.anneal_strategy,
             cycle_momentum: o.cycle_momentum,
+            use_beta1: optimizer.momentum_kind() == MomentumKind::Beta1,
             phases,
         };
         initial_step(s, optimizer)
@@ -255,6 +257,32 @@ impl LRScheduler for OneCycleLR {
         Ok(lrs)
     }
     fn values(&self) -> BTreeMap<String, Value> {
-        BTreeMap::from([("total_steps".into(), Value::Int(self.total_steps))])
+        let phases = self
+            .phases
+            .iter()
+            .map(|p| {
+                Value::Dict(BTreeMap::from([
+                    ("end_step".into(), Value::Float(p.end_step)),
+                    ("start_lr".into(), Value::Str(p.start_lr.into())),
+                    ("end_lr".into(), Value::Str(p.end_lr.into())),
+                    ("start_momentum".into(), Value::Str(p.start_momentum.into())),
+                    ("end_momentum".into(), Value::Str(p.end_momentum.into())),
+                ]))
+            })
+            .collect();
+        let anneal = match self.anneal_strategy {
+            AnnealStrategy::Cos => "cos",
+            AnnealStrategy::Linear => "linear",
+        };
+        let mut values = BTreeMap::from([
+            ("total_steps".into(), Value::Int(self.total_steps)),
+            ("_schedule_phases".into(), Value::List(phases)),
+            ("_anneal_func_type".into(), Value::Str(anneal.into())),
+            ("cycle_momentum".into(), Value::Bool(self.cycle_momentum)),
+        ]);
+        if self.cycle_momentum {
+            values.insert("use_beta1".into(), Value::Bool(self.use_beta1));
+        }
+        values
     }
 }

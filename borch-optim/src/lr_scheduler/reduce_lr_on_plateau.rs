@@ -202,6 +202,7 @@ impl ReduceLROnPlateau {
             ),
             ("eps".into(), Value::Float(self.eps)),
             ("best".into(), Value::Float(self.best)),
+            ("mode_worse".into(), Value::Float(self.mode_worse())),
             ("num_bad_epochs".into(), Value::Int(self.num_bad_epochs)),
             ("cooldown_counter".into(), Value::Int(self.cooldown_counter)),
             ("last_epoch".into(), Value::Int(self.last_epoch)),

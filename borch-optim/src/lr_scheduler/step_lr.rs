@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use borch_tensor::{BorchError, Result};
 
-use super::{LRScheduler, SchedulerBase, initial_step, lrs, value_f64};
+use super::{LRScheduler, SchedulerBase, initial_step, lrs, scaled_bases, value_f64};
 use crate::optimizer::Optimizer;
 use crate::value::Value;
 
@@ -48,6 +48,10 @@ impl LRScheduler for StepLR {
             .into_iter()
             .map(|lr| lr * self.gamma)
             .collect())
+    }
+    fn closed_form_lr(&self) -> Option<Vec<f64>> {
+        let n = self.base.last_epoch.div_euclid(self.step_size);
+        Some(scaled_bases(&self.base, |b| b * self.gamma.powf(n as f64)))
     }
     fn values(&self) -> BTreeMap<String, Value> {
         BTreeMap::from([

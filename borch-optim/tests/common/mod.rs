@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use borch_optim::{Hyper, Optim, ParamGroup, Value};
+use borch_optim::{Hyper, Optim, Optimizer, Options, ParamGroup, Params, Value, catalog};
 use borch_tensor::Tensor;
 use serde_json::Value as Json;
 
@@ -89,6 +89,33 @@ pub fn optimizer<H: Hyper + Default>(case: &Json, params: &[Tensor]) -> Optim<H>
         })
         .collect();
     Optim::with_groups(groups, defaults).expect("optimizer")
+}
+
+/// The case's optimizer built through the catalog by torch's name, its groups as torch had them.
+pub fn catalog_optimizer(case: &Json, params: &[Tensor]) -> Box<dyn Optimizer> {
+    let map = |j: &Json| -> Options {
+        j.as_object()
+            .expect("options object")
+            .iter()
+            .map(|(k, v)| (k.clone(), value(v)))
+            .collect()
+    };
+    let groups = case["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| {
+            let idx = g["params"].as_array().expect("indices");
+            let ps = idx
+                .iter()
+                .map(|i| params[i.as_u64().expect("index") as usize].clone())
+                .collect();
+            (ps, map(&g["options"]))
+        })
+        .collect();
+    let name = case["optimizer"].as_str().expect("optimizer");
+    catalog::build(name, Params::Groups(groups), &map(&case["defaults"]))
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// `|a - b| <= atol + rtol * |b|` for every element, with a message naming what differs.

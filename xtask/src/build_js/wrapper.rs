@@ -57,27 +57,21 @@ fn members(classes: &[String], indent: &str, value: &str, end: &str) -> String {
 }
 
 fn namespaces_js() -> String {
-    let (nn, optim, sched) = groups();
+    let (nn, _, _) = groups();
     format!(
         "\n// The classes of borch_js::namespace_lists, grouped as torch's modules.\n\
-         export const nn = Object.freeze({{\n{}  functional,\n}});\n\
-         export const optim = Object.freeze({{\n{}  lrScheduler: Object.freeze({{\n{}  }}),\n}});\n",
+         export const nn = Object.freeze({{\n{}  functional,\n}});\n",
         members(&nn, "  ", "classes.{}", ","),
-        members(&optim, "  ", "classes.{}", ","),
-        members(&sched, "    ", "classes.{}", ","),
-    )
+    ) + &js_api::optim_classes::namespace_js()
 }
 
 fn namespaces_dts() -> String {
-    let (nn, optim, sched) = groups();
+    let (nn, _, _) = groups();
     format!(
         "\nimport type * as glue from './borch_js.js';\n\
-         export declare const nn: {{\n{}  readonly functional: Functional;\n}};\n\
-         export declare const optim: {{\n{}  readonly lrScheduler: {{\n{}  }};\n}};\n",
+         export declare const nn: {{\n{}  readonly functional: Functional;\n}};\n",
         members(&nn, "  readonly ", "typeof glue.{}", ";"),
-        members(&optim, "  readonly ", "typeof glue.{}", ";"),
-        members(&sched, "    readonly ", "typeof glue.{}", ";"),
-    )
+    ) + &js_api::optim_classes::namespace_dts()
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), String> {

@@ -4,6 +4,7 @@
 
 mod classes;
 mod names;
+pub mod optim_classes;
 mod types;
 
 pub use classes::{classes_dts, classes_js, is_catalog};
@@ -116,6 +117,7 @@ pub fn signatures_json() -> String {
     let entries: Vec<serde_json::Value> = torch
         .chain(functional)
         .chain(classes::signatures())
+        .chain(optim_classes::signatures())
         .collect();
     serde_json::to_string_pretty(&entries).unwrap()
 }

@@ -1,0 +1,105 @@
+//! torch.optim.NAdam: Adam with Nesterov momentum (momentum_decay), L2 or decoupled weight decay.
+
+use borch_tensor::{BorchError, Result, Tensor};
+
+use crate::fused::{Slot, Template, f, launch};
+use crate::group::{Hyper, MomentumKind};
+use crate::optimizer::Optim;
+use crate::state::ParamState;
+
+/// torch's `NAdam`.
+pub type NAdam = Optim<NAdamOptions>;
+
+const TEMPLATE: &str = include_str!("kernels/nadam.wgsl");
+const KERNEL_FLAGS: [&str; 3] = ["MAXIMIZE", "WEIGHT_DECAY", "DECOUPLED"];
+
+crate::options::declare_options! {
+    /// The options of an NAdam param group; `Default` is torch's (`lr=2e-3`).
+    pub struct NAdamOptions {
+        lr: f64 = 2e-3,
+        betas(beta1, beta2): (f64, f64) = (0.9, 0.999),
+        eps: f64 = 1e-8,
+        weight_decay: f64 = 0.0,
+        momentum_decay: f64 = 4e-3,
+        decoupled_weight_decay: bool = false,
+        maximize: bool = false,
+    }
+}
+
+/// Every specialisation's WGSL, for validation.
+pub(crate) fn sources() -> Vec<(String, String)> {
+    crate::kernel_variants("nadam", TEMPLATE, &KERNEL_FLAGS)
+}
+
+impl Hyper for NAdamOptions {
+    const NAME: &'static str = "NAdam";
+    const MOMENTUM: MomentumKind = MomentumKind::Beta1;
+    const FLAGS: &'static [(&'static str, &'static str)] = crate::FOREACH_DIFF_CAPTURABLE;
+
+    fn momentum(&self) -> Option<f64> {
+        Some(self.betas.0)
+    }
+    fn set_momentum(&mut self, momentum: f64) {
+        self.betas.0 = momentum;
+    }
+    fn validate(&self) -> Result<()> {
+        crate::check_lr(self.lr)?;
+        crate::check_nonneg_as("epsilon value", self.eps)?;
+        crate::check_betas(self.betas)?;
+        crate::check_nonneg("weight_decay", self.weight_decay)?;
+        if self.momentum_decay.is_nan() || self.momentum_decay < 0.0 {
+            return Err(BorchError::Value(format!(
+                "Invalid momentum_decay value: {}",
+                crate::py_float(self.momentum_decay)
+            )));
+        }
+        Ok(())
+    }
+    /// torch keeps `mu_product` (a float32 scalar, starting at 1) per parameter; the host
+    /// advances it in float32 as torch's `mu_product *= mu` does.
+    fn update(
+        &self,
+        _: &Self,
+        param: &Tensor,
+        grad: &Tensor,
+        state: &mut ParamState,
+    ) -> Result<()> {
+        let flags = [
+            ("MAXIMIZE", self.maximize),
+            ("WEIGHT_DECAY", self.weight_decay != 0.0),
+            ("DECOUPLED", self.decoupled_weight_decay),
+        ];
+        let template = Template {
+            name: "nadam",
+            source: TEMPLATE,
+            flags: &flags,
+        };
+        let exp_avg = Slot::take(state, "exp_avg", param)?;
+        let exp_avg_sq = Slot::take(state, "exp_avg_sq", param)?;
+        let step = state.step() + 1.0;
+        let (beta1, beta2) = self.betas;
+        let bias_correction2 = 1.0 - beta2.powf(step);
+        let mu = beta1 * (1.0 - 0.5 * 0.96f64.powf(step * self.momentum_decay));
+        let mu_next = beta1 * (1.0 - 0.5 * 0.96f64.powf((step + 1.0) * self.momentum_decay));
+        let previous = state.scalar("mu_product").unwrap_or(1.0);
+        let mu_product = f64::from(f(previous) * f(mu));
+        let mu_product_next = mu_product * mu_next;
+        let scalars = [
+            f(1.0 - self.lr * self.weight_decay),
+            f(self.weight_decay),
+            f(1.0 - beta1),
+            f(beta2),
+            f(1.0 - beta2),
+            f(bias_correction2),
+            f(self.eps),
+            f(-self.lr * (1.0 - mu) / (1.0 - mu_product)),
+            f(-self.lr * mu_next / (1.0 - mu_product_next)),
+        ];
+        launch(&template, param, grad, &[&exp_avg, &exp_avg_sq], &scalars)?;
+        state.set_step(step);
+        state.set_scalar("mu_product", mu_product);
+        exp_avg.store(state);
+        exp_avg_sq.store(state);
+        Ok(())
+    }
+}
