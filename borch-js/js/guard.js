@@ -17,6 +17,8 @@ const idGetters = new Map();
 const prototypes = new Map();
 // the functions already wrapped (a second guardClasses() wraps only what is new)
 const wrapped = new WeakSet();
+// class → function(object) giving the prototype for the objects Rust returns (`adopt`)
+const adopters = new Map();
 
 // wasm-bindgen's own messages, thrown when Rust refuses a pointer or a borrow.
 const NULL_POINTER = 'null pointer passed to rust';
@@ -89,7 +91,7 @@ export function typeName(v) {
   if (typeof v === 'function') return 'function';
   if (typeof v !== 'object') return typeof v;
   const brand = brands.get(v);
-  if (brand !== undefined) return brand.cls.name;
+  if (brand !== undefined) return shownName(v, brand.cls);
   if (prototypes.has(v)) return `${prototypes.get(v).name}.prototype`;
   try {
     // A Python object from Pyodide (a PyProxy, as borch_webgpu passes what it cannot convert):
@@ -104,6 +106,18 @@ export function typeName(v) {
   } catch {
     return 'Object';
   }
+}
+
+// The name of a branded object's class as its user sees it: the subclass whose prototype it has
+// (`nn.Linear`, or a user's class extending it), else the exported class's.
+function shownName(obj, cls) {
+  try {
+    const ctor = Object.getPrototypeOf(obj)?.constructor;
+    if (typeof ctor === 'function' && ctor.prototype instanceof cls && typeof ctor.name === 'string') return ctor.name;
+  } catch {
+    // a hostile prototype: the exported class's name
+  }
+  return cls.name;
 }
 
 function mark(obj, cls) {
@@ -122,7 +136,7 @@ function receiver(cls, what, self) {
     throw typeError(`${what}: 'this' is not a ${cls.name} (got ${typeName(self)})`);
   }
   if (brand.freed || self.__wbg_ptr === 0) {
-    throw typeError(`${what}: this ${cls.name} has been freed (free() was called on it)`);
+    throw typeError(`${what}: this ${shownName(self, cls)} has been freed (free() was called on it)`);
   }
   if (self.__wbg_ptr !== brand.ptr) {
     throw typeError(`${what}: this ${cls.name}'s handle was overwritten (__wbg_ptr is borch-ts's own)`);
@@ -205,7 +219,10 @@ function guardClass(cls) {
   if (typeof cls.__wrap === 'function' && !wrapped.has(cls.__wrap)) {
     const wrap = cls.__wrap;
     cls.__wrap = function (ptr) {
-      return mark(wrap.call(this, ptr), cls);
+      const obj = mark(wrap.call(this, ptr), cls);
+      const proto = adopters.get(cls)?.(obj);
+      if (proto !== undefined) Object.setPrototypeOf(obj, proto);
+      return obj;
     };
     wrapped.add(cls.__wrap);
   }
@@ -253,9 +270,20 @@ export function guardClasses(exports) {
   return out;
 }
 
+// How a call of the exported function `name` is named in messages: `callMethod('add', …)` as
+// `add()`, `newModule('Linear', …)` as `new Linear()`, others by their own name.
+function callName(name, args) {
+  if (typeof args[0] !== 'string') return `${name}()`;
+  if (name === 'callIn' && typeof args[1] === 'string') return `${args[0]}.${args[1]}()`;
+  if (name.startsWith('call')) return `${args[0]}()`;
+  if (name.startsWith('new')) return `new ${args[0]}()`;
+  return `${name}()`;
+}
+
 /**
  * wasm-bindgen's exported functions (not the classes: `guardClasses` guards those), each failing
- * cleanly after a trap. `callMethod`/`callFunction`/`callFunctional` are named by their op.
+ * cleanly after a trap. `callMethod`/`callFunction`/`callFunctional` are named by their op,
+ * `newModule` by its class.
  */
 export function guardFunctions(exports) {
   const out = {};
@@ -263,9 +291,19 @@ export function guardFunctions(exports) {
     const isClass = typeof fn === 'function' && typeof fn.prototype?.free === 'function';
     out[name] = typeof fn !== 'function' || isClass
       ? fn
-      : trapChecked((args) => (name === 'callIn' && typeof args[1] === 'string' ? `${args[0]}.${args[1]}()` : name.startsWith('call') && typeof args[0] === 'string' ? `${args[0]}()` : `${name}()`), fn);
+      : trapChecked((args) => callName(name, args), fn);
   }
   return out;
+}
+
+/**
+ * Give the objects Rust returns of class `cls` (a guarded export) the prototype `prototypeOf(obj)`
+ * answers, where it answers one: a module from `seq.at(0)` becomes an `nn.Linear`.
+ */
+export function adopt(cls, prototypeOf) {
+  for (const [raw, proxy] of constructors) {
+    if (proxy === cls || raw === cls) adopters.set(raw, prototypeOf);
+  }
 }
 
 /** The handle id `property` of a live object borch-ts made, through its class's own getter. */
@@ -279,5 +317,5 @@ export function brandedId(v, property) {
 /** The class name of an object borch-ts made whose free() has run, else undefined. */
 export function freedClass(v) {
   const brand = brands.get(v);
-  return brand !== undefined && (brand.freed || v.__wbg_ptr === 0) ? brand.cls.name : undefined;
+  return brand !== undefined && (brand.freed || v.__wbg_ptr === 0) ? shownName(v, brand.cls) : undefined;
 }

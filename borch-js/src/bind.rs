@@ -1,13 +1,13 @@
-//! Arguments of the `nn`, `optim` and `lrScheduler` constructors: JavaScript arguments (positional
-//! values, then an optional plain object of camelCase keyword arguments) bound to a signature
-//! written as Python writes it, by the core's binder (`borch_tensor::api::bind`), so defaults and
-//! errors are torch's. This file converts; it computes nothing the core would.
+//! Arguments of small helpers (`train(mode)`, `__getitem__`, `asFloat`): JavaScript arguments
+//! (positional values, then an optional plain object of camelCase keyword arguments) bound to a
+//! signature written as Python writes it, by the core's binder (`borch_tensor::api::bind`), so
+//! defaults and errors are torch's. This file converts; it computes nothing the core would.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 
 use borch_tensor::api::{self, Args, Call, Entry, Form, Returns, Value};
-use borch_tensor::{BorchError, Result, Tensor};
+use borch_tensor::{BorchError, Result};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -57,32 +57,6 @@ pub fn build<T>(
     f: impl FnOnce(&Args) -> Result<T>,
 ) -> JsResult<T> {
     f(&bind(name, signature, args)?).map_err(to_js)
-}
-
-/// An optional tensor argument (`weight=None`).
-pub fn opt_tensor(a: &Args, i: usize) -> Result<Option<Tensor>> {
-    match a.get(i) {
-        Value::None => Ok(None),
-        _ => a.tensor(i).map(Some),
-    }
-}
-
-/// An optional int argument (`padding_idx=None`, `total_steps=None`).
-pub fn opt_i64(a: &Args, i: usize) -> Result<Option<i64>> {
-    match a.get(i) {
-        Value::None => Ok(None),
-        _ => a.i64(i).map(Some),
-    }
-}
-
-/// A list of non-negative ints (a shape), from an int or an array of ints.
-pub fn sizes(a: &Args, i: usize) -> Result<Vec<usize>> {
-    a.sizes(i)
-}
-
-/// torch's `reduction=` string.
-pub fn reduction(a: &Args, i: usize) -> Result<borch_nn::Reduction> {
-    a.str(i)?.parse()
 }
 
 /// A TypeError naming the argument, for values the bindings look up themselves.

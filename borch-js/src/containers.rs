@@ -1,6 +1,6 @@
-//! `nn.Sequential`, `nn.ModuleList` and `nn.ModuleDict`, and `nn.Module`, the class their
-//! elements come back as (`seq.at(0)`, `dict.get("head")`): a handle sharing the module inside
-//! the container, as torch's `seq[0]` is the same object.
+//! `nn.Sequential`, `nn.ModuleList` and `nn.ModuleDict`. Their elements come back as `nn.Module`
+//! (`seq.at(0)`, `dict.get("head")`): a handle sharing the module inside the container, as
+//! torch's `seq[0]` is the same object.
 
 use borch_nn::{ModuleDict, ModuleList, Sequential, child_name, child_name_at};
 use js_sys::{Array, Object};
@@ -9,18 +9,11 @@ use wasm_bindgen::prelude::*;
 use crate::bind::{self, wrong_argument};
 use crate::errors::{JsResult, to_js};
 use crate::modules::{Node, named, own, state_dict_js, tensors};
-use crate::nn::module_methods;
+use crate::nn::{JsModule, module_methods};
 use crate::tensor::JsTensor;
 
 /// The class names `namespaces()` adds to `nn`.
 pub const CONTAINERS: &[&str] = &["Module", "Sequential", "ModuleList", "ModuleDict"];
-
-/// A module reached through its container (`seq.at(0)`): every `nn.Module` method, on the
-/// module inside the container.
-#[wasm_bindgen(js_name = Module)]
-pub struct JsModule(Node);
-
-module_methods!(JsModule, Module);
 
 /// Modules of an array, named `0`, `1`, … as torch names them.
 fn numbered(modules: Vec<JsValue>) -> Vec<(String, JsValue)> {

@@ -1,6 +1,7 @@
-//! Which exported classes the package groups under `nn`, `optim` and `optim.lrScheduler`. The
-//! lists come from the macros that define the classes, so nothing here is kept by hand: the
-//! package generator reads `namespace_lists()` natively, and JavaScript can ask `namespaces()`.
+//! Which classes the package groups under `nn`, `optim` and `optim.lrScheduler`. The lists come
+//! from the module catalog and the macros that define the other classes, so nothing here is kept
+//! by hand: the package generator reads `namespace_lists()` natively, and JavaScript can ask
+//! `namespaces()`.
 
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
@@ -8,7 +9,7 @@ use wasm_bindgen::prelude::*;
 /// `(namespace, class names)`: `nn`, `optim`, `lrScheduler` (which the package nests as
 /// `optim.lrScheduler`).
 pub fn namespace_lists() -> Vec<(&'static str, Vec<&'static str>)> {
-    let mut nn = crate::nn::CLASSES.to_vec();
+    let mut nn = crate::nn::classes();
     nn.extend(crate::containers::CONTAINERS);
     vec![
         ("nn", nn),

@@ -461,9 +461,9 @@ fn sort_arguments(name: &str, signature: &str, args: &Array) -> JsResult<Sorted>
     }
     for (key, v) in keywords {
         let key = snake(&key);
-        let param = params
-            .iter()
-            .find(|p| p.name.to_lowercase() == key.to_lowercase());
+        // `tMax`, `T_max` and Python's camelCase `TMax` all name `T_max`.
+        let norm = |k: &str| k.replace('_', "").to_lowercase();
+        let param = params.iter().find(|p| norm(&p.name) == norm(&key));
         let param = param.ok_or_else(|| {
             type_error(format!(
                 "{name}() got an unexpected keyword argument '{key}'"

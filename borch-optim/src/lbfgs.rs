@@ -142,9 +142,9 @@ impl LBFGS {
                     add_scaled(&mut q, &h.old_dirs[i], -al[i]);
                 }
                 let mut r = scaled(&q, h.h_diag);
-                for i in 0..num_old {
+                for (i, al_i) in al.iter().enumerate() {
                     let be_i = r32(dot(&h.old_dirs[i], &r) * h.ro[i]);
-                    add_scaled(&mut r, &h.old_stps[i], r32(al[i] - be_i));
+                    add_scaled(&mut r, &h.old_stps[i], r32(al_i - be_i));
                 }
                 h.d = r;
             }

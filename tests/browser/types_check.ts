@@ -56,6 +56,19 @@ export async function typed(): Promise<number> {
   const pooled: torch.Tensor = torch.nn.functional.avgPool2d(images, [2], { ceilMode: true });
   // @ts-expect-error Conv2d needs a kernel size
   new torch.nn.Conv2d(1, 4);
-  const used = [features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight];
+  // The nn classes are generated from the module catalog: subclassable, with torch's signatures.
+  class Scaled extends torch.nn.Linear {
+    constructor() {
+      super(2, 2, { bias: false });
+    }
+  }
+  const scaled: torch.Tensor = new Scaled().call(x);
+  const norm = new torch.nn.LayerNorm(2, { eps: 1e-6 });
+  const isNorm: boolean = norm instanceof torch.nn.LayerNorm;
+  // @ts-expect-error in_features is a number
+  new torch.nn.Linear('a', 2);
+  // @ts-expect-error no such keyword
+  new torch.nn.Linear(2, 2, { bais: false });
+  const used = [scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight];
   return dim0 + shape.length + used.length + layers;
 }

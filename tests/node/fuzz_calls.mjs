@@ -21,26 +21,31 @@ export function catalog(torch, signatures) {
     .filter((k) => !['init', 'probe', 'enterScope'].includes(k))
     .sort();
   return {
-    signatures,
+    // Functions and methods; the nn classes' entries (`class: true`) are constructors.
+    signatures: signatures.filter((e) => !e.class),
     modules: classes(torch.nn, ['functional']),
     optimizers: classes(torch.optim, ['lrScheduler']),
     schedulers: classes(torch.optim.lrScheduler, []),
     functions,
     tensorMembers: members(torch.Tensor.prototype, catalogNames),
     members: (cls) => members(cls.prototype, new Set()),
+    constructors: new Map(signatures.filter((e) => e.class).map((e) => [e.js, e])),
   };
 }
 
-// A prototype's own methods and settable accessors, by name: `{ methods, setters }`.
+// A prototype's methods and settable accessors by name, its own and those it inherits from
+// borch-ts's classes (nn.Linear's are nn.Module's): `{ methods, setters }`.
 function members(proto, skip) {
-  const methods = [];
-  const setters = [];
-  for (const [name, d] of Object.entries(Object.getOwnPropertyDescriptors(proto))) {
-    if (name === 'constructor' || name.startsWith('__') || skip.has(name)) continue;
-    if (typeof d.value === 'function') methods.push(name);
-    if (d.set) setters.push(name);
+  const methods = new Set();
+  const setters = new Set();
+  for (let p = proto; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    for (const [name, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) {
+      if (name === 'constructor' || name.startsWith('__') || skip.has(name)) continue;
+      if (typeof d.value === 'function') methods.add(name);
+      if (d.set) setters.add(name);
+    }
   }
-  return { methods: methods.sort(), setters: setters.sort() };
+  return { methods: [...methods].sort(), setters: [...setters].sort() };
 }
 
 function args(r, count, make) {
@@ -110,7 +115,9 @@ function useAndReturn(r, obj, cls) {
 
 function moduleCall(r, torch, cat) {
   const name = r.pick(cat.modules);
-  const make = `new torch.nn.${name}(${args(r, r.int(4), ctorArg)})`;
+  const entry = cat.constructors.get(name);
+  const ctor = entry && r.chance(0.7) ? entryArgs(r, entry) : args(r, r.int(4), ctorArg);
+  const make = `new torch.nn.${name}(${ctor})`;
   if (r.chance(0.15)) return make;
   const misuse = r.chance(0.1) ? 'm.free(); ' : '';
   return `(() => { const m = ${make}; ${misuse}${useAndReturn(r, 'm', cat.members(torch.nn[name]))} })()`;

@@ -101,6 +101,8 @@ const BY_KIND = {
   DType: () => ['"float32"', '"int64"', '"bool"'],
   Dims: () => [...SMALL_INTS, '[0, 1]', '[-1]', '[]'],
   Ints: () => ['[2, 3]', '[3, 2]', '[-1]', '[6]', '[1, 6]', '[2]', '[]', '[1, 1]', '[0, 1]'],
+  Padding: () => ['0', '1', '[1, 0]', '"same"', '"valid"', '[2]'],
+  SizesOrNone: () => ['1', '2', '[1, null]', '[null, 2]', '[2, 2]'],
   Tensors: () => ['[torch.ones([2]), torch.zeros([2])]', '[torch.ones([2, 3]), torch.ones([2, 3])]', '[torch.tensor([1, 2, 3])]'],
   Indices: () => ['[0]', '[-1]', '[[0, 2, 1]]', '[null, 0]', '["..."]', '[torch.tensor([0, 1], { dtype: "int64" })]', '[[0, 2, 1], null]'],
 };

@@ -54,6 +54,29 @@ async function containers() {
   new nn.ModuleList([owned]);
   const twice = await thrown(() => new nn.Sequential(owned));
   check('one module in two containers is refused', twice instanceof TypeError, String(twice));
+
+  // The nn classes are generated from the core's module catalog: every object is an nn.Module of
+  // its class, the ones from a container too, and a JavaScript class can extend one.
+  check('new nn.Linear is an nn.Linear and an nn.Module', first instanceof nn.Linear && first instanceof nn.Module);
+  check('seq.at(0) is an nn.Linear', seq.at(0) instanceof nn.Linear && seq.at(0).constructor === nn.Linear, seq.at(0).constructor.name);
+  check("dict.get('act') is an nn.Tanh", dict.get('act') instanceof nn.Tanh && !(dict.get('act') instanceof nn.ReLU));
+  class Doubled extends nn.Linear {
+    constructor(n) {
+      super(n, n, { bias: false });
+      this.n = n;
+    }
+    twice(x) {
+      return this.call(x).mul(2);
+    }
+  }
+  const doubled = new Doubled(2);
+  check('a subclass of nn.Linear', doubled instanceof Doubled && doubled instanceof nn.Linear && doubled.n === 2);
+  await same('its own method over the module', doubled.twice(x), doubled.call(x).add(doubled.call(x)));
+  check('its repr is the module', doubled.toString() === 'Linear(in_features=2, out_features=2, bias=False)', doubled.toString());
+  check('its parameters', doubled.parameters().length === 1);
+  check('inside a Sequential', new nn.Sequential(doubled).at(0).toString() === doubled.toString());
+  await expectThrow('nn.Linear(2, 2, { device: "cuda" })', () => new nn.Linear(2, 2, { device: 'cuda' }), 'NotImplementedError',
+    "Linear(device=...): borch has one device (its WebGPU adapter); leave device out");
 }
 
 // Two SGD optimizers on equal parameters, one made with lr 0.5 and one changed to 0.5 through

@@ -119,6 +119,20 @@ check("max_pool2d(return_indices=True): the first maximum of each window",
 raises("Conv2d(padding='full')", RuntimeError, "Invalid padding string: 'full'",
        lambda: nn.functional.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 3, 3), padding="full"))
 
+# Every nn class comes from borch-ts's module catalog, by name; a Python subclass of one works.
+check("model[0] is an nn.Linear", isinstance(model[0], nn.Linear) and type(model[0]) is nn.Linear)
+check("keywords by torch's names", nn.LayerNorm(4, eps=1e-6, elementwise_affine=False).state_dict() == {})
+raises("nn.Linear(3)", TypeError, "Linear() missing 1 required positional argument: 'out_features'",
+       lambda: nn.Linear(3))
+
+
+class Scaled(nn.Linear):
+    def __init__(self):
+        super().__init__(2, 1, bias=False)
+
+
+check("a Python subclass of nn.Linear", isinstance(Scaled(), nn.Linear) and len(Scaled().parameters()) == 1)
+
 # A Python nn.Module subclass anywhere a module goes: inside Sequential/ModuleList/ModuleDict (the
 # container is then a Python one), in state_dict, parameters and train/eval; print(model) is
 # torch's repr with the children. Strings from torch 2.15.

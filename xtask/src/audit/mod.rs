@@ -21,6 +21,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let allow = allow::load(&root.join("xtask/audit-allow.txt"))?;
     let mut findings = rust::audit_dir(&root, &root.join("borch-js/src"))?;
     findings.extend(crate::js_api::audit_generated());
+    findings.extend(crate::js_api::optim_classes::audit_generated());
     let (python_findings, python_checked) = python::audit_dir(&root.join("borch-py/borch_webgpu"))?;
     findings.extend(python_findings);
     let (allowed, failing): (Vec<_>, Vec<_>) =

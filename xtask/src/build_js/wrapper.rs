@@ -13,6 +13,7 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
     let js = INDEX_JS.replace("{snippets}", &snippets)
         + &js_api::forwarding_js()
         + &js_api::namespaces::objects_js()
+        + &js_api::classes_js()
         + &namespaces_js()
         + GUARD_CATALOG_JS;
     write_file(&pkg_dir.join("index.js"), &js)?;
@@ -20,6 +21,7 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
         + &js_api::function_declarations()
         + &js_api::functional_declarations()
         + &js_api::namespaces::declarations()
+        + &js_api::classes_dts()
         + &namespaces_dts();
     write_file(&pkg_dir.join("index.d.ts"), &dts)?;
     write_file(&pkg_dir.join("signatures.json"), &js_api::signatures_json())
@@ -40,38 +42,40 @@ fn groups() -> (Vec<String>, Vec<String>, Vec<String>) {
     out
 }
 
-/// `<indent>Name: value(Name)<end>` lines.
+/// `<indent>Name: value(Name)<end>` lines; a class of the module catalog is the generated one
+/// (`js_api::classes_js`), declared in `catalog`.
 fn members(classes: &[String], indent: &str, value: &str, end: &str) -> String {
     classes
         .iter()
-        .map(|c| format!("{indent}{c}: {}{end}\n", value.replace("{}", c)))
+        .map(|c| {
+            let v = match (js_api::is_catalog(c), value.starts_with("typeof")) {
+                (true, true) => format!("typeof catalog.{c}"),
+                (true, false) => c.clone(),
+                _ => value.replace("{}", c),
+            };
+            format!("{indent}{c}: {v}{end}\n")
+        })
         .collect()
 }
 
 fn namespaces_js() -> String {
-    let (nn, optim, sched) = groups();
+    let (nn, _, _) = groups();
     format!(
         "\n// The classes of borch_js::namespace_lists, grouped as torch's modules.\n\
-         export const nn = Object.freeze({{\n{}  functional,\n{}}});\n\
-         export const optim = Object.freeze({{\n{}  lrScheduler: Object.freeze({{\n{}  }}),\n}});\n",
+         export const nn = Object.freeze({{\n{}  functional,\n{}}});\n",
         members(&nn, "  ", "classes.{}", ","),
         js_api::namespaces::nested_members("nn", false),
-        members(&optim, "  ", "classes.{}", ","),
-        members(&sched, "    ", "classes.{}", ","),
-    )
+    ) + &js_api::optim_classes::namespace_js()
 }
 
 fn namespaces_dts() -> String {
-    let (nn, optim, sched) = groups();
+    let (nn, _, _) = groups();
     format!(
         "\nimport type * as glue from './borch_js.js';\n\
-         export declare const nn: {{\n{}  readonly functional: Functional;\n{}}};\n\
-         export declare const optim: {{\n{}  readonly lrScheduler: {{\n{}  }};\n}};\n",
+         export declare const nn: {{\n{}  readonly functional: Functional;\n{}}};\n",
         members(&nn, "  readonly ", "typeof glue.{}", ";"),
         js_api::namespaces::nested_members("nn", true),
-        members(&optim, "  readonly ", "typeof glue.{}", ";"),
-        members(&sched, "    readonly ", "typeof glue.{}", ";"),
-    )
+    ) + &js_api::optim_classes::namespace_dts()
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), String> {
@@ -108,7 +112,7 @@ const INDEX_JS: &str = r#"// borch-ts: borch (a PyTorch-shaped deep-learning lib
 
 import initWasm, * as glue from './borch_js.js';
 import { BorchError } from '{snippets}/errors.js';
-import { guardClasses, guardFunctions } from '{snippets}/guard.js';
+import { adopt, guardClasses, guardFunctions } from '{snippets}/guard.js';
 
 // Every method, getter and setter of every class checks its receiver (a live object of that
 // class), and what `new` makes is branded; after a trap (a borch bug) every call throws a clear
@@ -245,6 +249,13 @@ function callFunctional(name, args) {
 function callIn(namespace, name, args) {
   ready(name);
   return wasm.callIn(namespace, name, args);
+}
+
+// `new nn.<Class>(...args)`: the core builds the module by name, and the object gets the prototype
+// of the class `new` ran on (nn.Linear, or a class extending it).
+function buildModule(target, name, args) {
+  ready(name);
+  return Object.setPrototypeOf(wasm.newModule(name, args), target.prototype);
 }
 
 "#;

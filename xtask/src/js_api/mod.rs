@@ -2,9 +2,13 @@
 //! and a forwarding function for every catalog entry, and their TypeScript declarations. Nothing
 //! here is kept by hand per op; a new catalog entry appears in JavaScript at the next build.
 
+mod classes;
 mod names;
 pub mod namespaces;
+pub mod optim_classes;
 mod types;
+
+pub use classes::{classes_dts, classes_js, is_catalog};
 
 pub use names::camel;
 
@@ -123,23 +127,44 @@ pub fn signatures_json() -> String {
     let functional = borch_nn::api::entries()
         .iter()
         .map(|e| entry_json(e, borch_nn::api::MODULE));
-    let entries: Vec<serde_json::Value> = torch.chain(functional).collect();
+    let entries: Vec<serde_json::Value> = torch
+        .chain(functional)
+        .chain(classes::signatures())
+        .chain(optim_classes::signatures())
+        .collect();
     serde_json::to_string_pretty(&entries).unwrap()
 }
 
-fn entry_json(e: &Entry, module: &str) -> serde_json::Value {
-    let params: Vec<serde_json::Value> = e
-        .params
+/// Parameters as `signatures.json` lists them.
+fn params_json(params: &[api::Param]) -> Vec<serde_json::Value> {
+    params
         .iter()
         .map(|p| {
             serde_json::json!({
                 "name": p.name,
+                "js": camel(p.name),
                 "kind": format!("{:?}", p.kind),
                 "required": p.default == api::Default::Required,
+                "default": default_json(p.default),
                 "varargs": p.varargs,
             })
         })
-        .collect();
+        .collect()
+}
+
+/// A parameter's default as JSON (`null` for None; required parameters have none).
+fn default_json(d: api::Default) -> serde_json::Value {
+    match d {
+        api::Default::Required | api::Default::None => serde_json::Value::Null,
+        api::Default::Bool(b) => b.into(),
+        api::Default::Int(i) => i.into(),
+        api::Default::Float(f) => f.into(),
+        api::Default::Str(s) => s.into(),
+    }
+}
+
+fn entry_json(e: &Entry, module: &str) -> serde_json::Value {
+    let params = params_json(&e.params);
     serde_json::json!({
         "name": e.name,
         "module": module,
@@ -153,10 +178,10 @@ fn entry_json(e: &Entry, module: &str) -> serde_json::Value {
 
 /// Lines of the generated JavaScript that are not a single forwarding call (for the audit).
 pub fn audit_generated() -> Vec<crate::audit::Finding> {
-    forwarding_js()
-        .lines()
-        .skip(1)
-        .filter(|line| !is_forwarding(line))
+    let catalog = forwarding_js();
+    let modules = classes_js();
+    let ops = catalog.lines().skip(1).filter(|line| !is_forwarding(line));
+    ops.chain(modules.lines().filter(|line| !classes::is_forwarding(line)))
         .map(|line| crate::audit::Finding {
             place: "generated index.js".into(),
             what: format!("not a forwarding line: {line}"),

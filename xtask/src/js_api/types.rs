@@ -38,13 +38,44 @@ fn ts_returns(r: Returns) -> &'static str {
 }
 
 fn ts_param(p: &Param, optional: bool) -> String {
+    ts_param_as(p, optional, ts_type(p.kind))
+}
+
+fn ts_param_as(p: &Param, optional: bool, ty: &str) -> String {
     let name = match camel(p.name).as_str() {
         // reserved words in strict mode declarations
         "default" | "function" => format!("{}_", camel(p.name)),
         n => n.to_string(),
     };
     let q = if optional { "?" } else { "" };
-    format!("{name}{q}: {}", ts_type(p.kind))
+    format!("{name}{q}: {ty}")
+}
+
+/// A constructor parameter: a list of ints may be one int (`kernel_size=3`), as the binder takes.
+fn ctor_param(p: &Param, optional: bool) -> String {
+    match p.kind {
+        Kind::Ints => ts_param_as(p, optional, "number | number[]"),
+        _ => ts_param(p, optional),
+    }
+}
+
+/// The parameter lists of a constructor's declarations: every parameter positionally, and the
+/// required ones followed by an options object of the rest (when there are any).
+pub fn constructor_forms(params: &[Param]) -> Vec<String> {
+    let positional: Vec<String> = params
+        .iter()
+        .map(|p| ctor_param(p, p.default != Default::Required))
+        .collect();
+    let mut out = vec![positional.join(", ")];
+    let (required, optional): (Vec<&Param>, Vec<&Param>) =
+        params.iter().partition(|p| p.default == Default::Required);
+    if !optional.is_empty() {
+        let mut parts: Vec<String> = required.iter().map(|p| ctor_param(p, false)).collect();
+        let fields: Vec<String> = optional.iter().map(|p| ctor_param(p, true)).collect();
+        parts.push(format!("options: {{ {} }}", fields.join("; ")));
+        out.push(parts.join(", "));
+    }
+    out
 }
 
 fn positional(params: &[Param], input: bool) -> String {
