@@ -218,6 +218,20 @@ fn signed(loss: f64, maximize: bool) -> f64 {
     if maximize { -loss } else { loss }
 }
 
+/// A tensor's values on the host (natively; a browser cannot block on a read, and LBFGS::new
+/// refuses there first).
+#[cfg(not(target_arch = "wasm32"))]
+fn read_back(t: &Tensor) -> Result<Vec<f32>> {
+    t.to_vec_blocking::<f32>()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn read_back(_: &Tensor) -> Result<Vec<f32>> {
+    Err(BorchError::NotImplemented(
+        "LBFGS runs natively only (it reads values back during its step)".into(),
+    ))
+}
+
 fn check_line_search(f: &Option<String>) -> Result<()> {
     match f.as_deref() {
         None | Some("strong_wolfe") => Ok(()),
@@ -238,7 +252,7 @@ impl Evaluator<'_> {
     fn params(&self) -> Result<Vec<f32>> {
         let mut out = Vec::new();
         for p in self.params {
-            out.extend(p.to_vec_blocking::<f32>()?);
+            out.extend(read_back(p)?);
         }
         Ok(out)
     }
@@ -275,7 +289,7 @@ impl Evaluator<'_> {
         let mut out = Vec::new();
         for p in self.params {
             match p.grad() {
-                Some(g) => out.extend(g.contiguous()?.to_vec_blocking::<f32>()?),
+                Some(g) => out.extend(read_back(&g.contiguous()?)?),
                 None => out.extend(std::iter::repeat_n(0.0, p.numel())),
             }
         }
