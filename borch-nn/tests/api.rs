@@ -249,7 +249,10 @@ fn module_classes_build_by_name_with_torchs_errors() {
         vec![kw("reduction", Value::Str("avg".into()))],
     ));
     assert_eq!(text, "avg is not a valid value for reduction");
-    assert!(classes().len() >= 38, "the 38 classes borch had before the catalog");
+    assert!(
+        classes().len() >= 38,
+        "the 38 classes borch had before the catalog"
+    );
     assert!(
         find("CrossEntropyLoss")
             .unwrap()

@@ -9,8 +9,6 @@ use borch_tensor::api::{self, Args, Call, Entry, Form, Returns, Value, parse_par
 use borch_tensor::{BorchError, Result, Tensor};
 
 use crate::functional as F;
-
-mod norm_functions;
 use crate::reduction::Reduction;
 
 /// The module name in errors (`module 'torch.nn.functional' has no attribute 'x'`).
@@ -186,7 +184,7 @@ pub fn entries() -> &'static [Entry] {
         // torch's num_classes=-1 reads the classes back: the core's one_hot does that where it can.
         entry("one_hot", "tensor: Tensor, num_classes: Int = -1",
             |a| api::call("one_hot", false, a.values().to_vec(), Vec::new())),
-    ].into_iter().chain(F::pooling_catalog::entries()).chain(norm_functions::entries()).collect())
+    ].into_iter().chain(F::pooling_catalog::entries()).chain(super::norm_functions::entries()).collect())
 }
 
 /// Call `torch.nn.functional.name(...)` with dynamically typed arguments.

@@ -3,5 +3,6 @@
 
 pub mod functional;
 pub mod modules;
+mod norm_functions;
 
 pub use functional::{MODULE, call, entries};

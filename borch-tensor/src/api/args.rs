@@ -84,7 +84,7 @@ pub fn bind<'a>(
     let mut values = Vec::with_capacity(params.len());
     for (slot, p) in slots.into_iter().zip(&params) {
         let nullable = matches!(p.default, Default::None | Default::FloatOrNone(_));
-        let given = slot.filter(|v| !(v.is_none() && !nullable));
+        let given = slot.filter(|v| nullable || !v.is_none());
         match given.or_else(|| p.default.value()) {
             Some(v) => values.push(v),
             None => {

@@ -196,9 +196,12 @@ fn parse_default(d: &str) -> Default {
         "True" => Default::Bool(true),
         "False" => Default::Bool(false),
         _ if d.starts_with('\'') => Default::Str(leak(d.trim_matches('\''))),
-        _ if d.ends_with("| None") => {
-            Default::FloatOrNone(d.trim_end_matches("| None").trim().parse().expect("bad default"))
-        }
+        _ if d.ends_with("| None") => Default::FloatOrNone(
+            d.trim_end_matches("| None")
+                .trim()
+                .parse()
+                .expect("bad default"),
+        ),
         _ => match d.parse::<i64>() {
             Ok(i) => Default::Int(i),
             Err(_) => Default::Float(d.parse().expect("bad default")),

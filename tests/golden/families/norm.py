@@ -243,6 +243,10 @@ def interpolate_cases():
     yield case(f"{op}/nearest_stepped", op, [X([1, 2, 10], 594, [["slice", 2, 0, None, 2]])],
                F.interpolate, {"scale_factor": 3.0})
     yield case(f"{op}/default_nearest", op, [x4()], F.interpolate, {"size": 6})
+    for name, fn, args in [("F.upsample", F.upsample, {"scale_factor": 2.0, "mode": "bilinear"}),
+                           ("F.upsample_nearest", F.upsample_nearest, {"size": [4, 6]}),
+                           ("F.upsample_bilinear", F.upsample_bilinear, {"scale_factor": 1.5})]:
+        yield case(f"{name}/basic", name, [x4()], fn, args)
     errors = [
         ("both", x3, {"size": 4, "scale_factor": 2.0}), ("neither", x3, {}),
         ("align_nearest", x3, {"size": 4, "align_corners": True}),

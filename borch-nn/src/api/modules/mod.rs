@@ -25,8 +25,11 @@ mod layers;
 mod lazy;
 mod losses;
 mod normalization;
+mod normalization_more;
+mod padding;
 mod pooling;
 mod pooling_more;
+mod resample;
 
 /// The module named in errors (`module 'torch.nn' has no attribute 'X'`).
 pub const MODULE: &str = "torch.nn";
@@ -91,6 +94,9 @@ pub fn classes() -> &'static [ModuleClass] {
         all.extend(pooling_more::entries());
         all.extend(lazy::entries());
         all.extend(normalization::entries());
+        all.extend(normalization_more::entries());
+        all.extend(padding::entries());
+        all.extend(resample::entries());
         all.extend(losses::entries());
         all
     })
