@@ -1,6 +1,7 @@
 //! The catalog entries of convolution and pooling that torch offers in its own namespace
-//! (`torch.conv1d`, `torch.conv2d`, `torch.max_pool2d`); `torch.nn.functional`'s, with
-//! `avg_pool2d` and `adaptive_avg_pool2d`, are borch-nn's.
+//! (`torch.conv1d/2d/3d`, `torch.conv_transpose1d/2d/3d`, `torch.max_pool1d/2d/3d`,
+//! `torch.max_pool1d_with_indices`, `torch.avg_pool1d`, `torch.adaptive_avg_pool1d`,
+//! `torch.adaptive_max_pool1d`); `torch.nn.functional`'s others are borch-nn's.
 
 use crate::error::Result;
 use crate::ops::{conv, conv_transpose, conv3d, pool, pool_adaptive, pool_nd};

@@ -31,8 +31,8 @@ mod normalization;
 mod normalization_more;
 mod padding;
 mod pooling;
-mod resample;
 mod pooling_more;
+mod resample;
 
 /// The module named in errors (`module 'torch.nn' has no attribute 'X'`).
 pub const MODULE: &str = "torch.nn";
