@@ -190,3 +190,70 @@ fn convolution_and_pooling_by_name_take_torchs_argument_forms() {
         BorchError::Runtime("Invalid padding string: 'full'".into())
     );
 }
+
+#[test]
+fn module_classes_build_by_name_with_torchs_errors() {
+    use borch_nn::api::modules::{build_module, classes, find};
+    let lin = build_module(
+        "Linear",
+        vec![Value::Int(3), Value::Int(2)],
+        vec![kw("bias", Value::Bool(false))],
+    )
+    .unwrap();
+    assert_eq!(
+        lin.repr(),
+        "Linear(in_features=3, out_features=2, bias=False)"
+    );
+    let conv = build_module(
+        "Conv2d",
+        vec![Value::Int(1), Value::Int(4), Value::Int(3)],
+        vec![kw("padding", Value::Str("same".into()))],
+    )
+    .unwrap();
+    assert_eq!(conv.name(), "Conv2d");
+    let msg = |r: borch_tensor::Result<Box<dyn borch_nn::Module>>| match r {
+        Ok(m) => panic!("accepted: {}", m.repr()),
+        Err(e) => (e.kind(), e.to_string()),
+    };
+    let (kind, text) = msg(build_module("Linear", vec![Value::Int(3)], vec![]));
+    assert_eq!(kind, BorchError::Type(String::new()).kind());
+    assert_eq!(
+        text,
+        "Linear() missing 1 required positional argument: 'out_features'"
+    );
+    let (_, text) = msg(build_module(
+        "Linear",
+        vec![Value::Int(3), Value::Int(2)],
+        vec![kw("bais", Value::Bool(false))],
+    ));
+    assert_eq!(text, "Linear() got an unexpected keyword argument 'bais'");
+    let (_, text) = msg(build_module(
+        "Linear",
+        vec![Value::Str("a".into()), Value::Int(2)],
+        vec![],
+    ));
+    assert_eq!(
+        text,
+        "Linear(): argument 'in_features' (position 1) must be int, not str"
+    );
+    let (_, text) = msg(build_module("Linaer", vec![], vec![]));
+    assert_eq!(text, "module 'torch.nn' has no attribute 'Linaer'");
+    let (_, text) = msg(build_module("ReLU", vec![Value::Bool(true)], vec![]));
+    assert_eq!(
+        text,
+        "ReLU(inplace=True): borch's modules have no in-place form"
+    );
+    let (_, text) = msg(build_module(
+        "MSELoss",
+        vec![],
+        vec![kw("reduction", Value::Str("avg".into()))],
+    ));
+    assert_eq!(text, "avg is not a valid value for reduction");
+    assert!(classes().len() >= 38, "the 38 classes borch had before the catalog");
+    assert!(
+        find("CrossEntropyLoss")
+            .unwrap()
+            .signature
+            .starts_with("weight: Tensor = None")
+    );
+}

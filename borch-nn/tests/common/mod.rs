@@ -1,10 +1,13 @@
 //! Shared by the tests that replay `tests/nn/cases.json` (frozen from real torch by
-//! `tests/nn/cases.py`): reading tensors, building modules from their specs, comparing.
+//! `tests/nn/cases.py`): reading tensors, building modules from their specs (through the module
+//! catalog), comparing.
 
 #![allow(dead_code)]
 
+use borch_nn::api::modules::build_module;
 use borch_nn::*;
-use borch_tensor::{DType, HostData, Padding, Tensor};
+use borch_tensor::api::Value;
+use borch_tensor::{DType, HostData, Tensor};
 use serde_json::Value as Json;
 
 pub const ATOL: f64 = 1e-4;
@@ -111,52 +114,19 @@ pub fn dtype_of(t: &Tensor) -> DType {
     t.dtype()
 }
 
-fn arg<'a>(spec: &'a Json, i: usize, name: &str) -> Option<&'a Json> {
-    spec["args"]
-        .as_array()
-        .and_then(|a| a.get(i))
-        .or_else(|| spec["kwargs"].get(name))
-}
-
-fn usize_arg(spec: &Json, i: usize, name: &str) -> usize {
-    arg(spec, i, name).and_then(Json::as_u64).expect(name) as usize
-}
-
-fn f64_or(spec: &Json, i: usize, name: &str, default: f64) -> f64 {
-    arg(spec, i, name).and_then(Json::as_f64).unwrap_or(default)
-}
-
-fn bool_or(spec: &Json, i: usize, name: &str, default: bool) -> bool {
-    arg(spec, i, name)
-        .and_then(Json::as_bool)
-        .unwrap_or(default)
-}
-
-fn int_opt(spec: &Json, i: usize, name: &str) -> Option<i64> {
-    arg(spec, i, name).and_then(Json::as_i64)
-}
-
-fn dims(j: &Json) -> Vec<usize> {
+/// A spec's argument as a catalog value: a frozen tensor (`{shape, dtype, data}`) as a tensor.
+fn value(j: &Json) -> Value {
     match j {
-        Json::Array(a) => a
-            .iter()
-            .map(|x| x.as_u64().expect("dim") as usize)
-            .collect(),
-        x => vec![x.as_u64().expect("dim") as usize],
+        Json::Null => Value::None,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().expect("number")),
+        },
+        Json::String(s) => Value::Str(s.clone()),
+        Json::Array(items) => Value::List(items.iter().map(value).collect()),
+        Json::Object(_) => Value::Tensor(tensor(j)),
     }
-}
-
-fn reduction(spec: &Json) -> Reduction {
-    spec["kwargs"]
-        .get("reduction")
-        .and_then(Json::as_str)
-        .unwrap_or("mean")
-        .parse()
-        .expect("reduction")
-}
-
-fn tensor_kw(spec: &Json, name: &str) -> Option<Tensor> {
-    spec["kwargs"].get(name).map(tensor)
 }
 
 fn children(spec: &Json) -> Vec<(Option<String>, Box<dyn Module>)> {
@@ -174,10 +144,11 @@ fn children(spec: &Json) -> Vec<(Option<String>, Box<dyn Module>)> {
         .collect()
 }
 
-/// The module a spec describes, built as torch builds it (drawing its default initialisation).
+/// The module a spec describes, built as torch builds it (drawing its default initialisation):
+/// containers from their children, every other class by name through the module catalog.
 pub fn build(spec: &Json) -> Box<dyn Module> {
     let kind = spec["type"].as_str().expect("type");
-    let b: Box<dyn Module> = match kind {
+    match kind {
         "Sequential" => {
             let kids = children(spec);
             if kids.iter().any(|(n, _)| n.is_some()) {
@@ -197,190 +168,16 @@ pub fn build(spec: &Json) -> Box<dyn Module> {
                 .map(|(n, m)| (n.expect("name"), m))
                 .collect(),
         )),
-        "Linear" => Box::new(
-            Linear::with_bias(
-                usize_arg(spec, 0, "in_features"),
-                usize_arg(spec, 1, "out_features"),
-                bool_or(spec, 2, "bias", true),
-            )
-            .unwrap(),
-        ),
-        "Bilinear" => Box::new(
-            Bilinear::with_bias(
-                usize_arg(spec, 0, "in1_features"),
-                usize_arg(spec, 1, "in2_features"),
-                usize_arg(spec, 2, "out_features"),
-                bool_or(spec, 3, "bias", true),
-            )
-            .unwrap(),
-        ),
-        "Identity" => Box::new(Identity::new()),
-        "Flatten" => Box::new(Flatten::with_dims(
-            int_opt(spec, 0, "start_dim").unwrap_or(1) as isize,
-            int_opt(spec, 1, "end_dim").unwrap_or(-1) as isize,
-        )),
-        "Unflatten" => {
-            let sizes: Vec<isize> = arg(spec, 1, "unflattened_size")
-                .and_then(Json::as_array)
-                .expect("sizes")
-                .iter()
-                .map(|x| x.as_i64().expect("size") as isize)
-                .collect();
-            Box::new(Unflatten::new(
-                int_opt(spec, 0, "dim").expect("dim") as isize,
-                &sizes,
-            ))
+        _ => {
+            let positional = spec["args"]
+                .as_array()
+                .map_or(Vec::new(), |a| a.iter().map(value).collect());
+            let keywords = spec["kwargs"].as_object().map_or(Vec::new(), |o| {
+                o.iter().map(|(k, v)| (k.clone(), value(v))).collect()
+            });
+            build_module(kind, positional, keywords).unwrap_or_else(|e| panic!("{kind}: {e}"))
         }
-        "Embedding" => Box::new(
-            Embedding::with_padding_idx(
-                usize_arg(spec, 0, "num_embeddings"),
-                usize_arg(spec, 1, "embedding_dim"),
-                int_opt(spec, 2, "padding_idx"),
-            )
-            .unwrap(),
-        ),
-        "LayerNorm" => Box::new(
-            LayerNorm::with_options(
-                &dims(arg(spec, 0, "normalized_shape").expect("shape")),
-                f64_or(spec, 1, "eps", 1e-5),
-                bool_or(spec, 2, "elementwise_affine", true),
-                bool_or(spec, 3, "bias", true),
-            )
-            .unwrap(),
-        ),
-        "RMSNorm" => Box::new(
-            RMSNorm::with_options(
-                &dims(arg(spec, 0, "normalized_shape").expect("shape")),
-                arg(spec, 1, "eps").and_then(Json::as_f64),
-                bool_or(spec, 2, "elementwise_affine", true),
-            )
-            .unwrap(),
-        ),
-        "Conv1d" | "Conv2d" => {
-            let padding = match arg(spec, 4, "padding") {
-                Some(Json::String(s)) => s.parse().unwrap(),
-                Some(p) => Padding::Sizes(dims(p).into_iter().map(|x| x as isize).collect()),
-                None => Padding::Sizes(vec![0]),
-            };
-            let options = ConvOptions::default()
-                .stride(&arg(spec, 3, "stride").map_or(vec![1], dims))
-                .padding(padding)
-                .dilation(&arg(spec, 5, "dilation").map_or(vec![1], dims))
-                .groups(arg(spec, 6, "groups").and_then(Json::as_u64).unwrap_or(1) as usize)
-                .bias(bool_or(spec, 7, "bias", true));
-            let (i, o) = (
-                usize_arg(spec, 0, "in_channels"),
-                usize_arg(spec, 1, "out_channels"),
-            );
-            let k = dims(arg(spec, 2, "kernel_size").expect("kernel_size"));
-            if kind == "Conv1d" {
-                Box::new(Conv1d::with_options(i, o, &k, options).unwrap())
-            } else {
-                Box::new(Conv2d::with_options(i, o, &k, options).unwrap())
-            }
-        }
-        "MaxPool2d" => {
-            let k = dims(arg(spec, 0, "kernel_size").expect("kernel_size"));
-            let mut m = MaxPool2d::new(&k)
-                .padding(&arg(spec, 2, "padding").map_or(vec![0], dims))
-                .dilation(&arg(spec, 3, "dilation").map_or(vec![1], dims))
-                .ceil_mode(bool_or(spec, 5, "ceil_mode", false));
-            if let Some(s) = arg(spec, 1, "stride").filter(|s| !s.is_null()) {
-                m = m.stride(&dims(s));
-            }
-            Box::new(m)
-        }
-        "AvgPool2d" => {
-            let k = dims(arg(spec, 0, "kernel_size").expect("kernel_size"));
-            let mut m = AvgPool2d::new(&k)
-                .padding(&arg(spec, 2, "padding").map_or(vec![0], dims))
-                .ceil_mode(bool_or(spec, 3, "ceil_mode", false))
-                .count_include_pad(bool_or(spec, 4, "count_include_pad", true))
-                .divisor_override(int_opt(spec, 5, "divisor_override").map(|d| d as isize));
-            if let Some(s) = arg(spec, 1, "stride").filter(|s| !s.is_null()) {
-                m = m.stride(&dims(s));
-            }
-            Box::new(m)
-        }
-        "AdaptiveAvgPool2d" => {
-            let size = match arg(spec, 0, "output_size").expect("output_size") {
-                Json::Array(a) => a.iter().map(|x| x.as_u64().map(|v| v as usize)).collect(),
-                x => vec![x.as_u64().map(|v| v as usize)],
-            };
-            Box::new(AdaptiveAvgPool2d::new(&size))
-        }
-        "Dropout" => Box::new(Dropout::new(f64_or(spec, 0, "p", 0.5)).unwrap()),
-        "ReLU" => Box::new(ReLU::new()),
-        "ReLU6" => Box::new(ReLU6::new()),
-        "SELU" => Box::new(SELU::new()),
-        "SiLU" => Box::new(SiLU::new()),
-        "Mish" => Box::new(Mish::new()),
-        "Tanh" => Box::new(Tanh::new()),
-        "Sigmoid" => Box::new(Sigmoid::new()),
-        "Hardswish" => Box::new(Hardswish::new()),
-        "LeakyReLU" => Box::new(LeakyReLU::new(f64_or(spec, 0, "negative_slope", 0.01))),
-        "ELU" => Box::new(ELU::new(f64_or(spec, 0, "alpha", 1.0))),
-        "GELU" => Box::new(GELU::new(
-            arg(spec, 0, "approximate")
-                .and_then(Json::as_str)
-                .unwrap_or("none"),
-        )),
-        "Hardtanh" => Box::new(Hardtanh::new(
-            f64_or(spec, 0, "min_val", -1.0),
-            f64_or(spec, 1, "max_val", 1.0),
-        )),
-        "Softplus" => Box::new(Softplus::new(
-            f64_or(spec, 0, "beta", 1.0),
-            f64_or(spec, 1, "threshold", 20.0),
-        )),
-        "Softmax" => Box::new(Softmax::new(int_opt(spec, 0, "dim").map(|d| d as isize))),
-        "LogSoftmax" => Box::new(LogSoftmax::new(int_opt(spec, 0, "dim").map(|d| d as isize))),
-        "MSELoss" => Box::new(MSELoss::new().reduction(reduction(spec))),
-        "L1Loss" => Box::new(L1Loss::new().reduction(reduction(spec))),
-        "SmoothL1Loss" => Box::new(
-            SmoothL1Loss::new()
-                .reduction(reduction(spec))
-                .beta(f64_or(spec, 99, "beta", 1.0)),
-        ),
-        "HuberLoss" => Box::new(
-            HuberLoss::new()
-                .reduction(reduction(spec))
-                .delta(f64_or(spec, 99, "delta", 1.0)),
-        ),
-        "BCELoss" => {
-            let mut l = BCELoss::new().reduction(reduction(spec));
-            l.weight = tensor_kw(spec, "weight");
-            Box::new(l)
-        }
-        "BCEWithLogitsLoss" => {
-            let mut l = BCEWithLogitsLoss::new().reduction(reduction(spec));
-            l.weight = tensor_kw(spec, "weight");
-            l.pos_weight = tensor_kw(spec, "pos_weight");
-            Box::new(l)
-        }
-        "CrossEntropyLoss" => {
-            let mut l = CrossEntropyLoss::new()
-                .reduction(reduction(spec))
-                .ignore_index(int_opt(spec, 99, "ignore_index").unwrap_or(-100))
-                .label_smoothing(f64_or(spec, 99, "label_smoothing", 0.0));
-            l.weight = tensor_kw(spec, "weight");
-            Box::new(l)
-        }
-        "NLLLoss" => {
-            let mut l = NLLLoss::new()
-                .reduction(reduction(spec))
-                .ignore_index(int_opt(spec, 99, "ignore_index").unwrap_or(-100));
-            l.weight = tensor_kw(spec, "weight");
-            Box::new(l)
-        }
-        "KLDivLoss" => Box::new(
-            KLDivLoss::new()
-                .reduction(reduction(spec))
-                .log_target(bool_or(spec, 99, "log_target", false)),
-        ),
-        other => panic!("no builder for {other}"),
-    };
-    b
+    }
 }
 
 static RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());

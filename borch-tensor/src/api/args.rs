@@ -119,6 +119,11 @@ impl Args<'_> {
         self
     }
 
+    /// The name of the op (or class) these arguments were bound for, for messages.
+    pub fn name(&self) -> &'static str {
+        self.entry.name
+    }
+
     pub fn values(&self) -> &[Value] {
         &self.values
     }

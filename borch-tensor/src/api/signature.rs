@@ -25,6 +25,10 @@ pub enum Kind {
     Dims,
     /// A list of ints (a shape, a list of dims). Python also takes them as varargs.
     Ints,
+    /// A convolution's `padding`: an int, a list of ints, or `'valid'` / `'same'`.
+    Padding,
+    /// Sizes whose items may be None (adaptive pooling's `output_size`: None keeps the input's).
+    SizesOrNone,
     Tensors,
     /// A list of Python subscript items (`t[...]`): int, None, "...", [start, stop, step], Tensor.
     Indices,
@@ -174,6 +178,8 @@ fn parse_kind(kind: &str) -> Kind {
         "DType" => Kind::DType,
         "Dims" => Kind::Dims,
         "Ints" => Kind::Ints,
+        "Padding" => Kind::Padding,
+        "SizesOrNone" => Kind::SizesOrNone,
         "Tensors" => Kind::Tensors,
         "Indices" => Kind::Indices,
         "Data" => Kind::Data,

@@ -11,7 +11,7 @@ use super::value::Value;
 
 /// torch's parameters of `conv1d` and `conv2d`.
 pub const CONV_PARAMS: &str = "input: Tensor, weight: Tensor, bias: Tensor = None, stride: Ints = 1, \
-                               padding: Ints = 0, dilation: Ints = 1, groups: Int = 1";
+                               padding: Padding = 0, dilation: Ints = 1, groups: Int = 1";
 
 /// Run `conv1d` or `conv2d` on arguments bound to [`CONV_PARAMS`].
 pub fn run_conv(a: &Args, spatial: usize) -> Result<Value> {

@@ -16,6 +16,8 @@ fn ts_type(kind: Kind) -> &'static str {
         Kind::DType => "DType",
         Kind::Dims => "number | number[] | null",
         Kind::Ints => "number[]",
+        Kind::Padding => "number | number[] | 'valid' | 'same'",
+        Kind::SizesOrNone => "number | (number | null)[]",
         Kind::Tensors => "Tensor[]",
         Kind::Indices => "(number | null | string | (number | null)[] | Tensor)[]",
         Kind::Data => "TensorData",
