@@ -104,6 +104,7 @@ const BY_KIND = {
   Padding: () => ['0', '1', '[1, 0]', '"same"', '"valid"', '[2]'],
   SizesOrNone: () => ['1', '2', '[1, null]', '[null, 2]', '[2, 2]'],
   Tensors: () => ['[torch.ones([2]), torch.zeros([2])]', '[torch.ones([2, 3]), torch.ones([2, 3])]', '[torch.tensor([1, 2, 3])]'],
+  Data: () => ['[1, 2]', '[[1.5, 2], [3, 4]]', '[true, false]', '3.5', '[1n, 2n]', '[]'],
   Indices: () => ['[0]', '[-1]', '[[0, 2, 1]]', '[null, 0]', '["..."]', '[torch.tensor([0, 1], { dtype: "int64" })]', '[[0, 2, 1], null]'],
 };
 

@@ -1,9 +1,9 @@
 //! The golden runner: every case of tests/golden/golden.json (frozen from real torch by
 //! tests/golden/cases.py) called by name through the catalogs as tests/golden/bindings.json
 //! says (the JavaScript and Python runners apply the same file), on the default adapter, with
-//! one tolerance.
-//! Prints `golden: N agreeing / M cases, K not implemented, D disagreeing (forward …, backward …)
-//! [adapter]` and fails on any disagreement. `GOLDEN_FILTER=substring` runs a subset; `GOLDEN_VERBOSE=1` lists every case.
+//! one tolerance. Prints `golden: N agreeing / M cases, K not implemented, D disagreeing
+//! (forward …, backward …) [adapter]` and fails on any disagreement. `GOLDEN_FILTER=substring`
+//! runs a subset; `GOLDEN_VERBOSE=1` lists every case with its outcome.
 
 mod bindings;
 mod case;
@@ -124,6 +124,14 @@ fn golden() {
             .unwrap_or_else(|_| Outcome::Disagree("panicked".into()));
         let is_backward = c.backward.is_some();
         backward_total += usize::from(is_backward);
+        if verbose {
+            let said = match &outcome {
+                Outcome::Agree => "agrees".to_string(),
+                Outcome::NotImplemented(why) => format!("not implemented ({why})"),
+                Outcome::Disagree(why) => why.clone(),
+            };
+            println!("case {}: {said}", c.name);
+        }
         match outcome {
             Outcome::Agree => {
                 agree += 1;
@@ -136,9 +144,6 @@ fn golden() {
                     .or_default() += 1;
             }
             Outcome::Disagree(why) => disagreements.push(format!("{}: {why}", c.name)),
-        }
-        if verbose {
-            println!("case {}", c.name);
         }
     }
     for d in &disagreements {
