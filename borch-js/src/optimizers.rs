@@ -132,8 +132,11 @@ fn group(name: &str, g: &JsValue) -> JsResult<(Vec<Tensor>, Options)> {
                 .into(),
         )));
     }
-    let mut entries = dict_from(g)?;
-    entries.remove("params");
+    let entries = crate::js::entries(g)?
+        .into_iter()
+        .filter(|(k, _)| k != "params")
+        .map(|(k, v)| Ok((snake(&k), option_value(&v)?)))
+        .collect::<JsResult<Options>>()?;
     Ok((tensor_list(name, &params_array(name, &params)?)?, entries))
 }
 
