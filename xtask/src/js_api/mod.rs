@@ -158,7 +158,7 @@ fn default_json(d: api::Default) -> serde_json::Value {
         api::Default::Required | api::Default::None => serde_json::Value::Null,
         api::Default::Bool(b) => b.into(),
         api::Default::Int(i) => i.into(),
-        api::Default::Float(f) => f.into(),
+        api::Default::Float(f) | api::Default::FloatOrNone(f) => f.into(),
         api::Default::Str(s) => s.into(),
     }
 }
