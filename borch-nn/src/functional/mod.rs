@@ -7,9 +7,9 @@ mod cross_entropy;
 mod ctc;
 mod distance;
 mod dropout;
-mod fold;
 mod dropout_more;
 mod embedding_bag;
+mod fold;
 mod linear;
 mod loss;
 mod loss_more;
@@ -45,9 +45,9 @@ pub use cross_entropy::{cross_entropy, nll_loss};
 pub use ctc::{Lengths, ctc_loss};
 pub use distance::{cosine_similarity, pairwise_distance};
 pub use dropout::dropout;
-pub use fold::{Blocks, fold, unfold};
 pub use dropout_more::{alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};
 pub use embedding_bag::{BagMode, embedding_bag};
+pub use fold::{Blocks, fold, unfold};
 pub use linear::{bilinear, linear};
 pub use loss::{
     binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, mse_loss,

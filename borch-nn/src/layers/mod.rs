@@ -18,8 +18,8 @@ mod normalization_batch;
 mod padding;
 mod pooling;
 mod pooling_more;
-mod resample;
 mod recurrent;
+mod resample;
 mod reshape;
 
 pub use activation::{
@@ -71,8 +71,8 @@ pub use pooling_more::{
     AvgPool1d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d, MaxPool3d, MaxUnpool1d,
     MaxUnpool2d, MaxUnpool3d,
 };
-pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use recurrent::{GRUCell, RNNCell};
+pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use reshape::{Flatten, Unflatten};
 
 use borch_tensor::{DType, Result, Tensor, empty, keep_alive};
