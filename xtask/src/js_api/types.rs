@@ -44,7 +44,7 @@ fn ts_param(p: &Param, optional: bool) -> String {
 fn ts_param_as(p: &Param, optional: bool, ty: &str) -> String {
     let name = match camel(p.name).as_str() {
         // reserved words in strict mode declarations
-        "default" | "function" => format!("{}_", camel(p.name)),
+        n if n == "default" || n == "function" || super::names::reserved(n) => format!("{n}_"),
         n => n.to_string(),
     };
     let q = if optional { "?" } else { "" };
