@@ -215,7 +215,9 @@ function callOp(c, values) {
     if (b.args_first) positional.push(values);
     else positional.unshift(values);
   } else if (Array.isArray(b.inputs)) {
-    b.inputs.forEach((name, i) => {
+    // A case may have fewer inputs than the rule names (scatter_ with a value): those left out
+    // are not passed.
+    b.inputs.slice(0, values.length).forEach((name, i) => {
       if (name === 'self') self = values[i];
       else keywords[name] = values[i];
     });
