@@ -66,7 +66,7 @@ function receiverCases(torch) {
     ['m.free(); m.call(x)', () => freed(() => new nn.Linear(3, 2)).call(x), TypeError, 'TypeError', FREED('Linear', 'Module.call()')],
     ['l.free(); l.backward()', () => freed(() => x.sum()).backward(), TypeError, 'TypeError', FREED('Tensor', 'Tensor.backward()')],
     ['o.free(); o.step()', () => freed(() => new optim.SGD([torch.ones(2, { requiresGrad: true })], { lr: 0.1 })).step(),
-      TypeError, 'TypeError', FREED('Optimizer', 'Optimizer.step()')],
+      TypeError, 'TypeError', FREED('SGD', 'Optimizer.step()')],
     ['loss.free(); loss.call(a, b)', () => freed(() => new nn.MSELoss()).call(x, x), TypeError, 'TypeError',
       FREED('MSELoss', 'Module.call()')],
     ['a freed tensor as an argument', () => x.add(freed(() => torch.ones(3))), TypeError, 'TypeError',
