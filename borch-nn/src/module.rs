@@ -9,6 +9,7 @@ use std::any::Any;
 use std::collections::HashSet;
 use std::fmt;
 
+use borch_tensor::api::Value;
 use borch_tensor::{BorchError, Result, Tensor};
 
 use crate::repr::add_indent;
@@ -54,6 +55,19 @@ pub trait Module: AsModule {
                 inputs.len() + 1
             ))),
         }
+    }
+
+    /// torch's `forward(*args, **kwargs)` as a binding calls it: any values in, one value out (a
+    /// tensor, or a tuple as `Value::List`, nested as torch nests it: LSTM's `(output, (h_n,
+    /// c_n))`). The default takes tensors only, positionally, and calls [`Module::forward_args`];
+    /// a module whose forward takes more (masks, flags, initial states) or returns a tuple
+    /// overrides it, binding its arguments with a [`crate::api::forward::ForwardSignature`].
+    fn forward_values(
+        &self,
+        positional: Vec<Value>,
+        keywords: Vec<(String, Value)>,
+    ) -> Result<Value> {
+        crate::api::forward::tensors_only(self.as_module(), positional, keywords)
     }
 
     /// The class name (torch's `_get_name()`), used by the printed form and error messages.
