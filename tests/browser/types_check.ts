@@ -69,6 +69,11 @@ export async function typed(): Promise<number> {
   new torch.nn.Linear('a', 2);
   // @ts-expect-error no such keyword
   new torch.nn.Linear(2, 2, { bais: false });
-  const used = [scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight];
+  // A forward that returns a tuple is typed from its catalog row's ForwardSignature.
+  const cell = new torch.nn.LSTMCell(2, 3);
+  const [h1, c1]: [torch.Tensor, torch.Tensor] = cell.call(x, [torch.zeros([2, 3]), torch.zeros([2, 3])]);
+  // @ts-expect-error an LSTMCell returns the pair (h', c'), not one tensor
+  const notOne: torch.Tensor = cell.call(x);
+  const used = [h1, c1, notOne, scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight];
   return dim0 + shape.length + used.length + layers;
 }

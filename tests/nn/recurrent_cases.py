@@ -116,13 +116,87 @@ def forward_cases():
     out.append(f("lstm_cell_hx_keyword", M("LSTMCell", 3, 2), [inp(randn(2, 3))],
                  forward_kwargs={"hx": [enc(randn(2, 2)), enc(randn(2, 2))]}))
     out.append(f("lstm_cell_transposed", M("LSTMCell", 3, 2), [inp(randn(4, 3), transpose=True)]))
+    out += sequence_cases()
+    return out
+
+
+def state(cls, layers_dirs, n, h, proj=0):
+    """An initial state for `cls` (`h_0`, or `[h_0, c_0]` for an LSTM); unbatched when n is None."""
+    hout = proj or h
+    shape = (layers_dirs,) if n is None else (layers_dirs, n)
+    if cls == "LSTM":
+        return [inp(randn(*shape, hout)), inp(randn(*shape, h))]
+    return inp(randn(*shape, h))
+
+
+def sequence_cases():
+    out = []
+    f = tree_case
+    T, N, I, H = 3, 2, 3, 4
+    kinds = [("rnn", "RNN", {}), ("rnn_relu", "RNN", {"nonlinearity": "relu"}),
+             ("lstm", "LSTM", {}), ("gru", "GRU", {})]
+    for name, cls, kw in kinds:
+        out.append(f(name, M(cls, I, H, **kw), [inp(randn(T, N, I)), state(cls, 1, N, H)]))
+        out.append(f(name + "_no_hx", M(cls, I, H, **kw), [inp(randn(T, N, I))]))
+        out.append(f(name + "_unbatched", M(cls, I, H, **kw),
+                     [inp(randn(T, I)), state(cls, 1, None, H)]))
+        out.append(f(name + "_unbatched_no_hx", M(cls, I, H, **kw), [inp(randn(T, I))]))
+        out.append(f(name + "_no_bias", M(cls, I, H, bias=False, **kw),
+                     [inp(randn(T, N, I)), state(cls, 1, N, H)]))
+        out.append(f(name + "_2_layers", M(cls, I, H, num_layers=2, **kw),
+                     [inp(randn(T, N, I)), state(cls, 2, N, H)]))
+        out.append(f(name + "_bidirectional", M(cls, I, H, bidirectional=True, **kw),
+                     [inp(randn(T, N, I)), state(cls, 2, N, H)]))
+        out.append(f(name + "_batch_first", M(cls, I, H, batch_first=True, **kw),
+                     [inp(randn(N, T, I)), state(cls, 1, N, H)]))
+        out.append(f(name + "_2_layers_bidirectional_batch_first",
+                     M(cls, I, H, 2, bidirectional=True, batch_first=True, **kw),
+                     [inp(randn(N, T, I)), state(cls, 4, N, H)]))
+        out.append(f(name + "_unbatched_bidirectional_2_layers",
+                     M(cls, I, H, num_layers=2, bidirectional=True, **kw),
+                     [inp(randn(T, I)), state(cls, 4, None, H)]))
+        out.append(f(name + "_transposed", M(cls, I, H, **kw),
+                     [inp(randn(T, N, I), transpose=True)]))
+        out.append(f(name + "_dropout_eval", M(cls, I, H, num_layers=2, dropout=0.5, **kw),
+                     [inp(randn(T, N, I))], train=False))
+        out.append(f(name + "_dropout_train", M(cls, I, H, num_layers=3, dropout=0.4, **kw),
+                     [inp(randn(T, N, I))], seed=7))
+    out.append(f("rnn_positional_relu", M("RNN", I, H, 2, "relu"),
+                 [inp(randn(T, N, I)), state("RNN", 2, N, H)]))
+    out.append(f("gru_hx_keyword", M("GRU", I, H), [inp(randn(T, N, I))],
+                 forward_kwargs={"hx": enc(randn(1, N, H))}))
+    out.append(f("lstm_hx_keyword", M("LSTM", I, H), [inp(randn(T, N, I))],
+                 forward_kwargs={"hx": [enc(randn(1, N, H)), enc(randn(1, N, H))]}))
+    for name, kw, ld in [("lstm_proj", {"proj_size": 2}, 1),
+                         ("lstm_proj_2_layers_bidirectional",
+                          {"proj_size": 3, "num_layers": 2, "bidirectional": True}, 4)]:
+        out.append(f(name, M("LSTM", I, H, **kw),
+                     [inp(randn(T, N, I)), state("LSTM", ld, N, H, kw["proj_size"])]))
+        out.append(f(name + "_no_hx", M("LSTM", I, H, **kw), [inp(randn(T, N, I))]))
+    out.append(f("lstm_proj_unbatched", M("LSTM", I, H, proj_size=2),
+                 [inp(randn(T, I)), state("LSTM", 1, None, H, 2)]))
     return out
 
 
 def init_specs():
     return [("lstm_cell", 31, [M("LSTMCell", 4, 3)]),
-            ("lstm_cell_no_bias", 32, [M("LSTMCell", 3, 2, bias=False)])]
+            ("lstm_cell_no_bias", 32, [M("LSTMCell", 3, 2, bias=False)]),
+            ("rnn", 33, [M("RNN", 3, 4)]),
+            ("rnn_relu_2_layers_bidirectional", 34,
+             [M("RNN", 3, 4, 2, "relu", bidirectional=True)]),
+            ("lstm", 35, [M("LSTM", 3, 4)]),
+            ("lstm_2_layers_bidirectional_proj", 36,
+             [M("LSTM", 3, 4, num_layers=2, bidirectional=True, proj_size=2)]),
+            ("gru_no_bias_2_layers", 37, [M("GRU", 3, 4, 2, False)]),
+            ("gru_bidirectional", 38, [M("GRU", 2, 3, bidirectional=True)])]
 
 
 def structure_specs():
-    return [M("LSTMCell", 4, 3), M("LSTMCell", 2, 5, False)]
+    return [M("LSTMCell", 4, 3), M("LSTMCell", 2, 5, False),
+            M("RNN", 4, 3), M("RNN", 4, 3, 2, "relu", dropout=0.5),
+            M("RNN", 4, 3, bias=False, batch_first=True, bidirectional=True),
+            M("LSTM", 4, 3), M("LSTM", 4, 3, num_layers=2, batch_first=True),
+            M("LSTM", 4, 3, 2, bidirectional=True, proj_size=2, dropout=1),
+            M("LSTM", 4, 3, bias=False, proj_size=1),
+            M("GRU", 4, 3), M("GRU", 4, 3, bias=False, bidirectional=True),
+            M("GRU", 4, 3, 3, dropout=0.25, batch_first=True)]

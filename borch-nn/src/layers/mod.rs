@@ -19,6 +19,7 @@ mod padding;
 mod pooling;
 mod pooling_more;
 pub(crate) mod recurrent;
+pub(crate) mod recurrent_seq;
 mod resample;
 mod reshape;
 
@@ -72,6 +73,7 @@ pub use pooling_more::{
     MaxUnpool2d, MaxUnpool3d,
 };
 pub use recurrent::{GRUCell, LSTMCell, RNNCell};
+pub use recurrent_seq::{GRU, LSTM, RNN, RNNBase, RnnMode, RnnOptions};
 pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use reshape::{Flatten, Unflatten};
 

@@ -338,11 +338,18 @@ impl LSTMCell {
             Some((_, c)) if batched => c.clone(),
             Some((_, c)) => c.unsqueeze(0)?,
         };
-        if c.shape() != h.shape() {
+        if c.dim() != 2 || c.shape()[0] != h.shape()[0] {
             return Err(BorchError::Runtime(format!(
-                "hidden1 has inconsistent shape: got {:?}, expected {:?}",
-                c.shape(),
-                h.shape()
+                "Input batch size {} doesn't match hidden1 batch size {}",
+                h.shape()[0],
+                c.shape()[0]
+            )));
+        }
+        if c.shape()[1] != self.params.hidden_size {
+            return Err(BorchError::Runtime(format!(
+                "hidden1 has inconsistent hidden_size: got {}, expected {}",
+                c.shape()[1],
+                self.params.hidden_size
             )));
         }
         let (gi, gh) = self.params.gates(&x, &h)?;
@@ -379,9 +386,8 @@ pub(crate) fn state_pair(class: &str, hx: Option<Vec<Tensor>>) -> Result<Option<
         None => Ok(None),
         Some(v) => match <[Tensor; 2]>::try_from(v) {
             Ok([h, c]) => Ok(Some((h, c))),
-            Err(v) => Err(BorchError::Type(format!(
-                "{class}.forward(): hx must be a tuple of 2 Tensors (h_0, c_0), got {}",
-                v.len()
+            Err(_) => Err(BorchError::Runtime(format!(
+                "{class} expects two hidden states"
             ))),
         },
     }
@@ -397,7 +403,7 @@ impl Module for LSTMCell {
         keywords: Vec<(String, Value)>,
     ) -> Result<Value> {
         let a = LSTM_CELL_FORWARD.bind(positional, keywords)?;
-        let hx = state_pair("LSTMCell", opt_tensors(&a, 1)?)?;
+        let hx = state_pair("lstm_cell", opt_tensors(&a, 1)?)?;
         let (h, c) = LSTMCell::forward(self, &a.tensor(0)?, hx.as_ref().map(|(h, c)| (h, c)))?;
         Ok(Value::List(vec![Value::Tensor(h), Value::Tensor(c)]))
     }
