@@ -594,6 +594,7 @@ def main():
                                      + recurrent_cases.structure_specs()),
         "load_errors": load_error_cases(),
         "errors": error_cases(),
+        "recurrent_errors": recurrent_cases.error_cases(),
     }
     path = os.path.join(HERE, "cases.json")
     json_lines.write(path, cases)  # one case a line: a regeneration's diff is what changed

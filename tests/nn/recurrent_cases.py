@@ -200,3 +200,47 @@ def structure_specs():
             M("LSTM", 4, 3, bias=False, proj_size=1),
             M("GRU", 4, 3), M("GRU", 4, 3, bias=False, bidirectional=True),
             M("GRU", 4, 3, 3, dropout=0.25, batch_first=True)]
+
+
+def error_cases():
+    """Constructor and forward calls torch refuses: the module spec, the inputs (tensor specs,
+    lists of them, null), the exception class and message."""
+    z = lambda *s: enc(torch.zeros(*s))
+    calls = [
+        ("dropout_range", M("LSTM", 4, 3, dropout=1.5), None),
+        ("hidden_size_zero", M("LSTM", 4, 0), None),
+        ("num_layers_zero", M("GRU", 4, 3, num_layers=0), None),
+        ("proj_size_negative", M("LSTM", 4, 3, proj_size=-1), None),
+        ("proj_size_large", M("LSTM", 4, 3, proj_size=3), None),
+        ("nonlinearity", M("RNN", 4, 3, nonlinearity="gelu"), None),
+        ("lstm_input_1d", M("LSTM", 4, 3), [z(4)]),
+        ("gru_input_1d", M("GRU", 4, 3), [z(4)]),
+        ("rnn_input_1d", M("RNN", 4, 3), [z(4)]),
+        ("lstm_input_size", M("LSTM", 4, 3), [z(2, 3, 5)]),
+        ("gru_input_size", M("GRU", 4, 3), [z(2, 3, 5)]),
+        ("lstm_hidden_1_size", M("LSTM", 4, 3), [z(2, 3, 4), [z(1, 3, 3), z(1, 2, 3)]]),
+        ("lstm_hidden_0_size", M("LSTM", 4, 3, 2), [z(2, 3, 4), [z(1, 3, 3), z(2, 3, 3)]]),
+        ("lstm_batched_hx_2d", M("LSTM", 4, 3), [z(2, 3, 4), [z(3, 3), z(1, 3, 3)]]),
+        ("lstm_unbatched_hx_3d", M("LSTM", 4, 3), [z(3, 4), [z(1, 1, 3), z(1, 3)]]),
+        ("gru_batched_hx_2d", M("GRU", 4, 3), [z(2, 3, 4), z(3, 3)]),
+        ("gru_unbatched_hx_3d", M("GRU", 4, 3), [z(3, 4), z(1, 1, 3)]),
+        ("gru_hidden_size", M("GRU", 4, 3), [z(2, 3, 4), z(1, 2, 3)]),
+        ("rnn_bidirectional_hidden_size", M("RNN", 4, 3, bidirectional=True),
+         [z(2, 3, 4), z(1, 3, 3)]),
+        ("lstm_cell_input_3d", M("LSTMCell", 4, 3), [z(1, 2, 4)]),
+        ("lstm_cell_one_state", M("LSTMCell", 4, 3), [z(2, 4), [z(2, 3)]]),
+        ("lstm_cell_c_batch", M("LSTMCell", 4, 3), [z(2, 4), [z(2, 3), z(3, 3)]]),
+        ("lstm_cell_c_hidden", M("LSTMCell", 4, 3), [z(2, 4), [z(2, 3), z(2, 2)]]),
+        ("lstm_cell_input_size", M("LSTMCell", 4, 3), [z(2, 5)]),
+    ]
+    out = []
+    for name, spec, inputs in calls:
+        try:
+            m = build(spec)
+            if inputs is not None:
+                m(*[keyword(v) for v in inputs])
+            raise SystemExit(f"{name}: torch accepted it")
+        except (RuntimeError, ValueError, TypeError) as e:
+            out.append({"name": name, "module": spec, "inputs": inputs,
+                        "kind": type(e).__name__, "message": str(e)})
+    return out

@@ -180,6 +180,18 @@ pub fn build(spec: &Json) -> Box<dyn Module> {
     }
 }
 
+/// A catalog class's spec built by name, its error returned (no containers).
+pub fn build_checked(spec: &Json) -> borch_tensor::Result<Box<dyn Module>> {
+    let kind = spec["type"].as_str().expect("type");
+    let positional = spec["args"]
+        .as_array()
+        .map_or(Vec::new(), |a| a.iter().map(value).collect());
+    let keywords = spec["kwargs"].as_object().map_or(Vec::new(), |o| {
+        o.iter().map(|(k, v)| (k.clone(), value(v))).collect()
+    });
+    build_module(kind, positional, keywords)
+}
+
 static RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Tests draw from the process-wide generator after `manual_seed`; holding this keeps tests of
