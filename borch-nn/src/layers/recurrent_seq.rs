@@ -333,7 +333,7 @@ impl RNNBase {
         };
         let mut finals: Vec<Tensor> = finals.iter().map(|f| stack(f, 0)).collect::<Result<_>>()?;
         if !batched {
-            output = output.squeeze_dims(&[batch_dim as isize])?;
+            output = output.squeeze_dims(&[batch_dim])?;
             finals = finals
                 .into_iter()
                 .map(|f| f.squeeze_dims(&[1]))

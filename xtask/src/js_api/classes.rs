@@ -151,6 +151,10 @@ mod tests {
             ),
             "{d}"
         );
+        assert!(d.contains(
+            "    call(input: Tensor, hx?: Tensor[]): [Tensor, [Tensor, Tensor]];\n    \
+             forward(input: Tensor, hx?: Tensor[]): [Tensor, [Tensor, Tensor]];"
+        ));
         assert!(d.contains("  export interface Linear extends ModuleBase {}"));
         assert!(!d.contains("any"));
     }
