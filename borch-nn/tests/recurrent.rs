@@ -24,7 +24,9 @@ fn argument(j: &Json) -> Value {
     match j {
         Json::Null => Value::None,
         Json::Array(items) => Value::List(items.iter().map(argument).collect()),
-        spec => Value::Tensor(tensor(spec)),
+        Json::Object(_) => Value::Tensor(tensor(j)),
+        Json::Number(n) => Value::Int(n.as_i64().expect("an int")),
+        other => panic!("{other}"),
     }
 }
 
@@ -38,7 +40,12 @@ fn refusals_match_torch() {
         let name = case["name"].as_str().unwrap();
         let result = build_checked(&case["module"]).and_then(|m| match case["inputs"].as_array() {
             None => Ok(Value::None),
-            Some(inputs) => m.forward_values(inputs.iter().map(argument).collect(), Vec::new()),
+            Some(inputs) => {
+                let keywords = case["forward_kwargs"].as_object().map_or(Vec::new(), |o| {
+                    o.iter().map(|(k, v)| (k.clone(), argument(v))).collect()
+                });
+                m.forward_values(inputs.iter().map(argument).collect(), keywords)
+            }
         });
         let expected = case["message"].as_str().unwrap();
         match result {

@@ -74,6 +74,9 @@ export async function typed(): Promise<number> {
   const [h1, c1]: [torch.Tensor, torch.Tensor] = cell.call(x, [torch.zeros([2, 3]), torch.zeros([2, 3])]);
   // @ts-expect-error an LSTMCell returns the pair (h', c'), not one tensor
   const notOne: torch.Tensor = cell.call(x);
-  const used = [h1, c1, notOne, scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight];
+  const lstm = new torch.nn.LSTM(2, 3, { numLayers: 2, batchFirst: true });
+  const [seqOut, [hN, cN]]: [torch.Tensor, [torch.Tensor, torch.Tensor]] = lstm.call(torch.ones([1, 4, 2]));
+  const [gruOut, gruH]: [torch.Tensor, torch.Tensor] = new torch.nn.GRU(2, 3).call(torch.ones([4, 2]), { hx: torch.zeros([1, 3]) });
+  const used = [seqOut, hN, cN, gruOut, gruH, h1, c1, notOne, scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight];
   return dim0 + shape.length + used.length + layers;
 }

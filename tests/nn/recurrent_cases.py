@@ -233,14 +233,22 @@ def error_cases():
         ("lstm_cell_c_hidden", M("LSTMCell", 4, 3), [z(2, 4), [z(2, 3), z(2, 2)]]),
         ("lstm_cell_input_size", M("LSTMCell", 4, 3), [z(2, 5)]),
     ]
+    with_keywords = [
+        ("lstm_bad_keyword", M("LSTM", 2, 3), [z(4, 1, 2)], {"bad": 1}),
+        ("gru_hx_twice", M("GRU", 2, 3), [z(4, 1, 2), z(1, 1, 3)], {"hx": z(1, 1, 3)}),
+        ("rnn_cell_bad_keyword", M("RNNCell", 2, 3), [z(1, 2)], {"h": z(1, 3)}),
+    ]
     out = []
-    for name, spec, inputs in calls:
+    for name, spec, inputs, kwargs in [c + ({},) for c in calls] + with_keywords:
         try:
             m = build(spec)
             if inputs is not None:
-                m(*[keyword(v) for v in inputs])
+                m(*[keyword(v) for v in inputs], **{k: keyword(v) for k, v in kwargs.items()})
             raise SystemExit(f"{name}: torch accepted it")
         except (RuntimeError, ValueError, TypeError) as e:
-            out.append({"name": name, "module": spec, "inputs": inputs,
-                        "kind": type(e).__name__, "message": str(e)})
+            case = {"name": name, "module": spec, "inputs": inputs,
+                    "kind": type(e).__name__, "message": str(e)}
+            if kwargs:
+                case["forward_kwargs"] = kwargs
+            out.append(case)
     return out

@@ -202,4 +202,23 @@ total = nn.utils.clip_grad_norm_(pc.parameters(), 1.0)
 check("nn.utils.clip_grad_norm_ returns the total norm", abs(total.item() - 5.0) < 1e-5)
 check("nn.utils.clip_grad_norm_ scales the gradients", abs(pc.weight.grad.tolist()[0][0] - 0.6) < 1e-5)
 
+torch.manual_seed(0)
+lstm = nn.LSTM(2, 3, num_layers=2)
+seq = torch.ones(4, 1, 2)
+result = lstm(seq)
+out, (h_n, c_n) = result
+check("LSTM returns (output, (h_n, c_n)) as tuples", type(result) is tuple and type(result[1]) is tuple)
+check("LSTM shapes", out.shape == (4, 1, 3) and h_n.shape == (2, 1, 3) and c_n.shape == (2, 1, 3))
+check("LSTM's last output is the top layer's h_n", out[3].tolist() == h_n[1].tolist())
+again, (h2, c2) = lstm(seq, hx=(h_n, c_n))
+same, _ = lstm(seq, (h_n, c_n))
+check("LSTM takes hx by keyword as positionally", again.tolist() == same.tolist())
+gru_out, gru_h = nn.GRU(2, 3, batch_first=True)(torch.ones(1, 4, 2))
+check("GRU returns (output, h_n)", gru_out.shape == (1, 4, 3) and gru_h.shape == (1, 1, 3))
+raises("GRU(input, hx=a 2-D state)", RuntimeError,
+       "For batched 3-D input, hx should also be 3-D but got 2-D tensor",
+       lambda: nn.GRU(2, 3)(torch.ones(4, 1, 2), hx=torch.zeros(1, 3)))
+raises("LSTM.forward(bad=1)", TypeError, "LSTM.forward() got an unexpected keyword argument 'bad'",
+       lambda: lstm(seq, bad=1))
+
 print(f"python api: {checks} checks passed")
