@@ -136,7 +136,7 @@ impl Tensor {
             .eq(&v)?
             .logical_or(&self.isnan()?.logical_and(&v.isnan()?)?)?;
         let count = mask.to_dtype(DType::Float32)?.sum(None, false)?;
-        let zeros = self.sub(&self.detach())?;
+        let zeros = self.sub(self.detach())?;
         let share = crate::where_cond(
             &mask,
             Operand::Tensor(zeros),
