@@ -363,12 +363,18 @@ fn clamp(s: &Saved<'_>, g: &Tensor, has_min: bool, has_max: bool) -> Result<Vec<
                 grads.push(None);
             }
             None => {
-                let tie = x.eq(bound)?;
+                let tie = x.eq(bound.clone())?;
                 factor = factor.masked_fill(&outside, 0.0)?.masked_fill(&tie, 0.5)?;
-                let taken = g
-                    .zeros_like()?
-                    .masked_fill(&outside, 1.0)?
-                    .masked_fill(&tie, 0.5)?;
+                let taken = if has_min && has_max {
+                    g.zeros_like()?.masked_fill(&outside, 1.0)?
+                } else {
+                    // torch's clamp_min / clamp_max with a tensor bound differentiate as
+                    // maximum / minimum: the bound's gradient is zero only where the input
+                    // wins, so a NaN on either side gives both the gradient.
+                    let wins = if is_min { x.gt(bound)? } else { x.lt(bound)? };
+                    g.ones_like()?.masked_fill(&wins, 0.0)?
+                }
+                .masked_fill(&tie, 0.5)?;
                 grads.push(Some(g.mul(&taken)?));
             }
         }

@@ -287,7 +287,7 @@ fn listed() -> Vec<Entry> {
         entry(Method, "mT", "", T, |a| ok(a.tensor(0)?.mt())),
         entry(Method, "expand", "*sizes: Ints", T, |a| ok(a.tensor(0)?.expand(&a.ints(1)?))),
         entry(Method, "expand_as", "other: Tensor", T, |a| ok(a.tensor(0)?.expand_as(&a.tensor(1)?))),
-        entry(Both, "broadcast_to", "size: Ints", T, |a| ok(a.tensor(0)?.broadcast_to(&a.sizes(1)?))),
+        entry(Both, "broadcast_to", "size: Ints", T, |a| ok(a.tensor(0)?.expand(&a.ints(1)?))),
         entry(Both, "squeeze", "dim: Dims = None", T, |a| match a.dims(1)? {
             None => ok(a.tensor(0)?.squeeze()),
             Some(d) => ok(a.tensor(0)?.squeeze_dims(&d)),

@@ -339,14 +339,8 @@ impl Tensor {
                 ));
             }
         };
+        // torch's out-of-place masked_fill broadcasts self and mask together.
         let shape = out_shape(&[t(self), t(mask)])?;
-        if shape != self.shape() {
-            return runtime(format!(
-                "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension 0",
-                self.dim(),
-                shape.len()
-            ));
-        }
         let compute = if self.dtype() == DType::Float32 {
             DType::Float32
         } else {

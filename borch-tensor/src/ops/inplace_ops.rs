@@ -240,10 +240,9 @@ impl Tensor {
             ));
         }
         if index.dtype() != DType::Int64 {
-            return Err(crate::BorchError::Index(format!(
-                "index_fill_(): Expected dtype int64 for index but got {}",
-                index.dtype().scalar_type_name()
-            )));
+            return Err(crate::BorchError::Index(
+                "index_fill_(): Expected dtype int64 for index.".into(),
+            ));
         }
         let value = value.into();
         if let Operand::Tensor(v) = &value
@@ -256,7 +255,13 @@ impl Tensor {
             ));
         }
         let n = if self.dim() == 0 { 1 } else { self.shape()[d] };
+        // torch counts a negative index from the end.
         let index = index.reshape(&[-1])?;
+        let index = crate::where_cond(
+            &index.lt(0)?,
+            Operand::Tensor(index.add(n as i64)?),
+            Operand::Tensor(index.clone()),
+        )?;
         let hits = creation::zeros(&[n], DType::Int64)?.index_add(
             0,
             &index,

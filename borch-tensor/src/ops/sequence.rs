@@ -185,6 +185,8 @@ pub fn searchsorted(
     let v = values.detach().unsqueeze(-1)?;
     let seq = seq.detach();
     let before = if right { seq.le(&v)? } else { seq.lt(&v)? };
+    // torch's binary search moves past every boundary for a NaN value (`!(b >= v)` holds).
+    let before = before.logical_or(&v.isnan()?)?;
     before.to_dtype(DType::Int64)?.sum(Some(&[-1]), false)
 }
 

@@ -112,12 +112,39 @@ impl Tensor {
 
     /// torch's `median()`: the lower median of every element (NaN if any is NaN).
     pub fn median(&self) -> Result<Tensor> {
-        Ok(self.reshape(&[-1])?.median_dim(0, false)?.0)
+        let v = self.reshape(&[-1])?.median_dim(0, false)?.0;
+        self.evenly_distributed(v)
     }
 
     /// torch's `nanmedian()`: the lower median of every non-NaN element.
     pub fn nanmedian(&self) -> Result<Tensor> {
-        Ok(self.reshape(&[-1])?.nanmedian_dim(0, false)?.0)
+        let v = self.reshape(&[-1])?.nanmedian_dim(0, false)?.0;
+        self.evenly_distributed(v)
+    }
+
+    /// The value `v` of a whole-tensor median, with torch's gradient for it
+    /// (`evenly_distribute_backward`): shared evenly among the elements equal to `v`, or among
+    /// the NaNs when `v` is NaN. The forward value is `v` exactly: the added term is a sum of
+    /// zeros (`x - x.detach()`) where `v` is a number, and NaN already where it is NaN.
+    fn evenly_distributed(&self, v: Tensor) -> Result<Tensor> {
+        if !self.requires_grad() {
+            return Ok(v);
+        }
+        let v = v.detach();
+        let mask = self
+            .detach()
+            .eq(&v)?
+            .logical_or(&self.isnan()?.logical_and(&v.isnan()?)?)?;
+        let count = mask.to_dtype(DType::Float32)?.sum(None, false)?;
+        let zeros = self.sub(self.detach())?;
+        let share = crate::where_cond(
+            &mask,
+            Operand::Tensor(zeros),
+            Operand::Scalar(Scalar::Float(0.0)),
+        )?
+        .sum(None, false)?
+        .div(&count)?;
+        v.add(&share)
     }
 
     /// torch's `quantile(q, dim, keepdim, interpolation)` (`ignore_nan`: `nanquantile`). `q` is
@@ -285,6 +312,15 @@ impl Tensor {
         let (t, d) = prepared(self, dim)?;
         let n = t.shape()[d];
         let di = d as isize;
+        if n == 0 {
+            // torch: an empty dim gives empty results.
+            let index = creation::zeros(t.shape(), DType::Int64)?;
+            let scalar = self.dim() == 0;
+            return Ok((
+                finish(t.gather(di, &index)?, d, true, scalar)?,
+                finish(index, d, true, scalar)?,
+            ));
+        }
         // Laid out [.., j, i, ..]: candidate i for the running result at j (i <= j).
         let x_i = t.detach().unsqueeze(di)?;
         let mut js = vec![1isize; t.dim() + 1];
