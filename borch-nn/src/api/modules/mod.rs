@@ -27,6 +27,7 @@ mod layers;
 mod lazy;
 mod losses;
 mod losses_more;
+mod more_layers;
 mod normalization;
 mod normalization_more;
 mod padding;
@@ -104,6 +105,7 @@ pub fn classes() -> &'static [ModuleClass] {
         all.extend(activations_more::entries());
         all.extend(losses_more::entries());
         all.extend(dropout_distance::entries());
+        all.extend(more_layers::entries());
         all
     })
 }
