@@ -93,7 +93,7 @@ fn check(input: &Tensor, n: usize, k: &[usize], out: &[usize]) -> Result<()> {
     if k.iter().any(|&k| k == 0) {
         let ks: Vec<String> = k.iter().map(usize::to_string).collect();
         return runtime(format!(
-            "{op}: kernel size should be greater than zero, but got {}",
+            "fractional_max_pool{n}d(): kernel size should be greater than zero, but got {}",
             ks.join("x")
         ));
     }
@@ -121,8 +121,11 @@ fn check(input: &Tensor, n: usize, k: &[usize], out: &[usize]) -> Result<()> {
         &["height", "width"]
     };
     let spatial = &input.shape()[rank - n..];
+    // torch's 2-D kernel allows the last window to end at the input's end; its 3-D kernel
+    // checks `out + k - 1 < in`.
+    let slack = usize::from(n == 2);
     for d in 0..n {
-        if out[d] + k[d] > spatial[d] + 1 {
+        if out[d] + k[d] > spatial[d] + slack {
             return runtime(format!(
                 "{op}: pool {0} {1} too large relative to input {0} {2}",
                 names[d], k[d], spatial[d]

@@ -98,7 +98,11 @@ macro_rules! fractional_pool {
                 Ok($name {
                     kernel_size: kernel_size.to_vec(),
                     output_size: output_size.map(<[usize]>::to_vec),
-                    output_ratio: output_ratio.map(<[f64]>::to_vec),
+                    // torch's `_pair` / `_triple` of a number.
+                    output_ratio: output_ratio.map(|r| match r {
+                        [r] => vec![*r; $n],
+                        rs => rs.to_vec(),
+                    }),
                     return_indices,
                     random_samples,
                     training: true,

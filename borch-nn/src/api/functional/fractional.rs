@@ -46,7 +46,14 @@ type Pool = fn(
     Option<&borch_tensor::Tensor>,
 ) -> Result<(borch_tensor::Tensor, borch_tensor::Tensor)>;
 
-fn run(a: &Args, pool: Pool) -> Result<Value> {
+fn run(a: &Args, n: usize, pool: Pool) -> Result<Value> {
+    // torch's 2-D wrapper takes `len(output_ratio)`; its 3-D one `_triple`s a number.
+    if n == 2 && matches!(a.get(3), Value::Int(_) | Value::Float(_)) {
+        return Err(BorchError::Type(format!(
+            "object of type '{}' has no len()",
+            a.get(3).type_name()
+        )));
+    }
     let out = pool(
         &a.tensor(0)?,
         &a.sizes(1)?,
@@ -65,10 +72,10 @@ fn run(a: &Args, pool: Pool) -> Result<Value> {
 pub(super) fn entries() -> Vec<Entry> {
     vec![
         entry("fractional_max_pool2d", PARAMS, |a| {
-            run(a, F::fractional_max_pool2d)
+            run(a, 2, F::fractional_max_pool2d)
         }),
         entry("fractional_max_pool3d", PARAMS, |a| {
-            run(a, F::fractional_max_pool3d)
+            run(a, 3, F::fractional_max_pool3d)
         }),
     ]
 }

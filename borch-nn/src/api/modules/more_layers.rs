@@ -189,6 +189,33 @@ mod tests {
     }
 
     #[test]
+    fn cross_map_lrn2d_of_size_1_refuses_backward_as_torch() {
+        let m = build_module("CrossMapLRN2d", vec![Value::Int(1)], vec![]).unwrap();
+        let x = Tensor::from_slice(&[0.5f32; 12], &[1, 3, 2, 2]).unwrap();
+        x.set_requires_grad(true).unwrap();
+        let y = m.forward(&x).unwrap().sum(None, false).unwrap();
+        // torch 2.15: RuntimeError from CrossMapLRN2d.backward's narrow.
+        let e = borch_autograd::backward(&y, None, false).err().unwrap();
+        assert!(
+            e.to_string()
+                .contains("start (1) + length (3) exceeds dimension size (3)."),
+            "{e}"
+        );
+        let m = build_module(
+            "CrossMapLRN2d",
+            vec![Value::Int(3)],
+            kw(vec![("k", Value::Float(2.0))]),
+        )
+        .unwrap();
+        assert_eq!(m.repr(), "CrossMapLRN2d(3, alpha=0.0001, beta=0.75, k=2.0)");
+        let e = m.forward(&x.reshape(&[3, 2, 2]).unwrap()).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "CrossMapLRN2d: Expected input to be 4D, got 3D instead."
+        );
+    }
+
+    #[test]
     fn parameter_dict_keeps_the_pairs_order() {
         let t = |n: usize| Tensor::from_slice(&vec![1f32; n], &[n]).unwrap();
         let pairs = Value::List(vec![
