@@ -20,7 +20,7 @@ mod normalization_batch;
 mod padding;
 mod pooling;
 mod pooling_more;
-mod recurrent;
+pub(crate) mod recurrent;
 mod resample;
 mod reshape;
 
@@ -75,7 +75,7 @@ pub use pooling_more::{
     AvgPool1d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d, MaxPool3d, MaxUnpool1d,
     MaxUnpool2d, MaxUnpool3d,
 };
-pub use recurrent::{GRUCell, RNNCell};
+pub use recurrent::{GRUCell, LSTMCell, RNNCell};
 pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use reshape::{Flatten, Unflatten};
 

@@ -115,7 +115,7 @@ pub fn dtype_of(t: &Tensor) -> DType {
 }
 
 /// A spec's argument as a catalog value: a frozen tensor (`{shape, dtype, data}`) as a tensor.
-fn value(j: &Json) -> Value {
+pub fn value(j: &Json) -> Value {
     match j {
         Json::Null => Value::None,
         Json::Bool(b) => Value::Bool(*b),
