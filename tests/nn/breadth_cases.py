@@ -10,6 +10,10 @@ after, so adding or removing a case elsewhere changes nothing here and the rever
   above the size; SyncBatchNorm in train and eval mode on 2-D to 5-D inputs (it computes
   BatchNorm without an initialised process group); FractionalMaxPool2d/3d with given
   `_random_samples` and with samples drawn after `manual_seed(seed)` (torch.rand(N, C, n)).
+- forward trees (as recurrent_cases.tree_case freezes them): FractionalMaxPool2d/3d with return_indices=True
+  (output, indices), AdaptiveLogSoftmaxWithLoss's (output, loss) with every cluster, an empty
+  cluster, head_bias, unbatched inputs.
+- init: AdaptiveLogSoftmaxWithLoss's state dict right after manual_seed.
 - stats: SyncBatchNorm's running statistics over several batches, then eval.
 - structure: repr, state_dict keys of each class (ParameterDict from (key, tensor) pairs, whose
   spec the Rust side builds through the catalog and this script builds by hand).
@@ -21,6 +25,7 @@ import torch
 import torch.nn as nn
 
 import cases
+import recurrent_cases
 from cases import M, enc, forward_case, inp
 
 GEN = torch.Generator().manual_seed(20261201)
@@ -145,9 +150,90 @@ def fractional_cases():
     return out
 
 
+def tree_case(name, spec, inputs, seed=0, train=True):
+    """recurrent_cases.tree_case with this file's generator, and a scalar output (a loss) given
+    a scalar gout."""
+    rc = recurrent_cases
+    torch.manual_seed(seed)
+    m = cases.build(spec)
+    with torch.no_grad():
+        for p in m.parameters():
+            p.copy_(randn(*p.shape))
+    m.train(train)
+    state = [[k, enc(v)] for k, v in m.state_dict().items()]
+    leaves = []
+    args = [rc.leaves_of(d, leaves) for d in inputs]
+    torch.manual_seed(seed)
+    y = m(*args)
+    gout = rc.tree(lambda t: enc(torch.randn(t.shape, generator=GEN)) if t.requires_grad
+                   else None, tuple(y))
+    ys = [t for t in rc.tensors(tuple(y)) if t.requires_grad]
+    gs = [cases.dec(g) for g in rc.flat(gout) if g is not None]
+    if ys:
+        torch.autograd.backward(ys, gs)
+    return {
+        "name": name,
+        "module": spec,
+        "seed": seed,
+        "train": train,
+        "state_dict": state,
+        "inputs": inputs,
+        "output": rc.tree(enc, tuple(y)),
+        "gout": gout,
+        "input_grads": [rc.grads_of(d, leaves) for d in inputs],
+        "param_grads": [[k, enc(p.grad)] for k, p in m.named_parameters() if p.grad is not None],
+    }
+
+
+def tuple_cases():
+    """Forwards that return a tuple (an output tree, as recurrent_cases freezes it):
+    FractionalMaxPool with return_indices=True, AdaptiveLogSoftmaxWithLoss's (output, loss)."""
+    out = []
+    f = tree_case
+    out.append(f("fractional_max_pool2d_indices",
+                 M("FractionalMaxPool2d", 2, output_size=[3, 4], return_indices=True,
+                   _random_samples=rand(2, 3, 2)), [inp(randn(2, 3, 7, 6))]))
+    out.append(f("fractional_max_pool2d_indices_drawn",
+                 M("FractionalMaxPool2d", 2, output_ratio=0.5, return_indices=True),
+                 [inp(randn(3, 6, 6))], seed=13))
+    out.append(f("fractional_max_pool3d_indices",
+                 M("FractionalMaxPool3d", 2, output_size=2, return_indices=True,
+                   _random_samples=rand(1, 2, 3)), [inp(randn(1, 2, 4, 4, 5))]))
+    target = torch.tensor([0, 4, 9, 2, 6, 3, 8])
+    for name, spec, x, t in [
+        ("asm", M("AdaptiveLogSoftmaxWithLoss", 8, 10, [3, 6], div_value=2.0),
+         randn(7, 8), target),
+        ("asm_head_bias", M("AdaptiveLogSoftmaxWithLoss", 8, 10, [3, 6], div_value=2.0,
+                            head_bias=True), randn(7, 8), target),
+        ("asm_one_cutoff", M("AdaptiveLogSoftmaxWithLoss", 6, 5, [2]), randn(4, 6),
+         torch.tensor([4, 0, 1, 3])),
+        ("asm_empty_cluster", M("AdaptiveLogSoftmaxWithLoss", 8, 10, [3, 6], div_value=2.0),
+         randn(3, 8), torch.tensor([1, 0, 7])),
+        ("asm_default_div", M("AdaptiveLogSoftmaxWithLoss", 16, 12, [4, 8, 10]),
+         randn(5, 16), torch.tensor([11, 5, 9, 0, 3])),
+        ("asm_unbatched", M("AdaptiveLogSoftmaxWithLoss", 8, 10, [3, 6], div_value=2.0),
+         randn(8), torch.tensor(7)),
+        ("asm_unbatched_shortlist", M("AdaptiveLogSoftmaxWithLoss", 8, 10, [3, 6],
+                                      div_value=2.0), randn(8), torch.tensor(1)),
+    ]:
+        out.append(f(name, spec, [inp(x), inp(t)]))
+    out.append(f("asm_transposed", M("AdaptiveLogSoftmaxWithLoss", 4, 6, [2, 4], div_value=2.0),
+                 [inp(randn(5, 4), transpose=True), inp(torch.tensor([5, 0, 2, 3, 1]))]))
+    return out
+
+
 def forward_cases():
     with own_generator(777):
-        return nll2d_cases() + lrn_cases() + sync_bn_cases() + fractional_cases()
+        return (nll2d_cases() + lrn_cases() + sync_bn_cases() + fractional_cases()
+                + tuple_cases())
+
+
+def init_specs():
+    """AdaptiveLogSoftmaxWithLoss built right after manual_seed: head, then each cluster's two
+    Linears, initialised in torch's order."""
+    return [("asm", 41, [M("AdaptiveLogSoftmaxWithLoss", 8, 10, [3, 6], div_value=2.0)]),
+            ("asm_head_bias", 42, [M("AdaptiveLogSoftmaxWithLoss", 16, 12, [4, 8, 10],
+                                     head_bias=True)])]
 
 
 def stats_cases(build):
@@ -183,6 +269,8 @@ def structure_specs():
         M("FractionalMaxPool2d", 2, output_ratio=0.5, _random_samples=torch.ones(1, 2, 2) / 2),
         M("FractionalMaxPool3d", 2, output_size=[1, 2, 3], return_indices=True),
         M("FractionalMaxPool3d", 2, output_ratio=0.5, _random_samples=torch.ones(1, 2, 3) / 4),
+        M("AdaptiveLogSoftmaxWithLoss", 8, 10, [3, 6], div_value=2.0),
+        M("AdaptiveLogSoftmaxWithLoss", 16, 40, [4, 8, 10, 20], head_bias=True),
     ]
 
 

@@ -583,7 +583,8 @@ def main():
     more += recurrent_cases.forward_cases()
     cases = {
         "torch": torch.__version__,
-        "init": init_cases(cases_more.init_specs() + recurrent_cases.init_specs()),
+        "init": init_cases(cases_more.init_specs() + recurrent_cases.init_specs()
+                           + breadth_cases.init_specs()),
         "init_fns": init_fn_cases(),
         "gains": gains(),
         "forward": activation_cases() + layer_cases() + loss_cases()

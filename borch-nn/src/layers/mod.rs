@@ -2,6 +2,7 @@
 
 mod activation;
 mod activation_more;
+mod adaptive_softmax;
 mod container;
 mod conv;
 mod conv_transpose;
@@ -32,6 +33,7 @@ pub use activation_more::{
     CELU, GLU, Hardshrink, Hardsigmoid, LogSigmoid, PReLU, RReLU, Softmax2d, Softmin, Softshrink,
     Softsign, Tanhshrink, Threshold,
 };
+pub use adaptive_softmax::{ADAPTIVE_LOG_SOFTMAX_FORWARD, AdaptiveLogSoftmaxWithLoss};
 pub use container::{ModuleDict, ModuleList, Sequential, child_name, child_name_at};
 pub use conv::{Conv1d, Conv2d, Conv3d, ConvOptions};
 pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, ConvTransposeOptions};

@@ -1,4 +1,5 @@
-//! NLLLoss2d, CrossMapLRN2d, SyncBatchNorm, FractionalMaxPool2d/3d and ParameterDict.
+//! NLLLoss2d, CrossMapLRN2d, SyncBatchNorm, FractionalMaxPool2d/3d, ParameterDict and
+//! AdaptiveLogSoftmaxWithLoss.
 
 use borch_tensor::api::{Args, Value};
 use borch_tensor::{BorchError, Result, Tensor};
@@ -6,8 +7,8 @@ use borch_tensor::{BorchError, Result, Tensor};
 use super::{ModuleClass, boxed, class, factory, legacy, reduction};
 use crate::api::functional::fractional::ratio;
 use crate::{
-    CrossMapLRN2d, FractionalMaxPool2d, FractionalMaxPool3d, NLLLoss, NLLLoss2d, ParameterDict,
-    SyncBatchNorm,
+    ADAPTIVE_LOG_SOFTMAX_FORWARD, AdaptiveLogSoftmaxWithLoss, CrossMapLRN2d, FractionalMaxPool2d,
+    FractionalMaxPool3d, NLLLoss, NLLLoss2d, ParameterDict, SyncBatchNorm,
 };
 
 const FRACTIONAL: &str = "kernel_size: Ints, output_size: Ints = None, output_ratio: Float = None, \
@@ -82,6 +83,14 @@ pub(super) fn entries() -> Vec<ModuleClass> {
                 ratio(a, 2)?.as_deref(), a.bool(3)?, a.opt_tensor(4)?)?)),
         class("ParameterDict", "parameters: NamedTensors = None",
             |a| boxed(ParameterDict::new(pairs(a)?)?)),
+        class("AdaptiveLogSoftmaxWithLoss", "in_features: Int, n_classes: Int, cutoffs: Ints, div_value: Float = 4.0, \
+                                             head_bias: Bool = False, device: Str = None, dtype: DType = None",
+            |a| {
+                factory(a, 5)?;
+                let cutoffs: Vec<i64> = a.ints(2)?.into_iter().map(|c| c as i64).collect();
+                boxed(AdaptiveLogSoftmaxWithLoss::new(a.usize(0)?, a.usize(1)?, &cutoffs, a.f64(3)?, a.bool(4)?)?)
+            })
+            .with_forward(&ADAPTIVE_LOG_SOFTMAX_FORWARD),
     ]
 }
 
