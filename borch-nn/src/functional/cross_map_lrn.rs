@@ -16,9 +16,7 @@ use super::normalization_batch::along;
 fn forward_window(size: usize, c: usize) -> Vec<f32> {
     let pre_pad = ((size as f64 - 1.0) / 2.0 + 1.0) as usize;
     let mut w = vec![0f32; c * c];
-    for j in 0..pre_pad.min(c) {
-        w[j] = 1.0;
-    }
+    w[..pre_pad.min(c)].fill(1.0);
     for ch in 1..c {
         for j in 0..c {
             w[ch * c + j] = w[(ch - 1) * c + j];

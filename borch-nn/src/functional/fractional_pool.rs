@@ -90,7 +90,7 @@ fn check(input: &Tensor, n: usize, k: &[usize], out: &[usize]) -> Result<()> {
     } else {
         "fractional_max_pool2d()"
     };
-    if k.iter().any(|&k| k == 0) {
+    if k.contains(&0) {
         let ks: Vec<String> = k.iter().map(usize::to_string).collect();
         return runtime(format!(
             "fractional_max_pool{n}d(): kernel size should be greater than zero, but got {}",

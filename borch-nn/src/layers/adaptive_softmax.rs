@@ -81,7 +81,7 @@ impl AdaptiveLogSoftmaxWithLoss {
         for i in 0..n_clusters {
             // Python's `int(in_features // (div_value ** (i + 1)))`.
             let hsz = (in_features as f64 / div_value.powi(i as i32 + 1)).floor();
-            if !(hsz >= 0.0) {
+            if !hsz.is_finite() || hsz < 0.0 {
                 return Err(BorchError::Value(format!(
                     "AdaptiveLogSoftmaxWithLoss(): a cluster's hidden size \
                      {in_features} // {div_value}**{} is not a size",

@@ -68,7 +68,7 @@ macro_rules! fractional_pool {
                 random_samples: Option<Tensor>,
             ) -> Result<$name> {
                 let name = stringify!($name);
-                if $n == 3 && kernel_size.iter().any(|&k| k == 0) {
+                if $n == 3 && kernel_size.contains(&0) {
                     let shown = match kernel_size {
                         [k] => k.to_string(),
                         ks => {
