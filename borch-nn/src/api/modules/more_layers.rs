@@ -225,6 +225,47 @@ mod tests {
     }
 
     #[test]
+    fn adaptive_log_softmax_checks_as_torch() {
+        let build = |cutoffs: Vec<i64>| {
+            let c = Value::List(cutoffs.into_iter().map(Value::Int).collect());
+            build_module(
+                "AdaptiveLogSoftmaxWithLoss",
+                vec![Value::Int(4), Value::Int(6), c],
+                vec![],
+            )
+        };
+        // torch 2.15's messages.
+        assert_eq!(
+            build(vec![]).err().unwrap().to_string(),
+            "cutoffs should be a sequence of length larger than 0"
+        );
+        for bad in [vec![3, 2], vec![0, 2], vec![2, 6], vec![2, 2]] {
+            assert!(
+                build(bad)
+                    .err()
+                    .unwrap()
+                    .to_string()
+                    .starts_with("cutoffs should be a sequence of unique, positive integers")
+            );
+        }
+        let m = build(vec![2, 4]).unwrap();
+        let x = Tensor::from_slice(&[0.5f32; 8], &[2, 4]).unwrap();
+        let call = |t: &[i64]| {
+            let t = Tensor::from_slice(t, &[t.len()]).unwrap();
+            m.forward_values(vec![Value::Tensor(x.clone()), Value::Tensor(t)], vec![])
+        };
+        assert_eq!(
+            call(&[1, 6]).err().unwrap().to_string(),
+            "Target values should be in [0, 5], but values in range [1, 6] were found. "
+        );
+        assert_eq!(
+            call(&[1]).err().unwrap().to_string(),
+            "Input and target should have the same size in the batch dimension."
+        );
+        assert!(matches!(call(&[0, 5]).unwrap(), Value::List(v) if v.len() == 2));
+    }
+
+    #[test]
     fn parameter_dict_keeps_the_pairs_order() {
         let t = |n: usize| Tensor::from_slice(&vec![1f32; n], &[n]).unwrap();
         let pairs = Value::List(vec![
