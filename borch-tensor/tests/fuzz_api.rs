@@ -180,7 +180,7 @@ fn for_kind(kind: Kind) -> BoxedStrategy<Arg> {
         Kind::Dims => prop_oneof![int().prop_map(Arg::Int), ints].boxed(),
         Kind::Ints | Kind::SizesOrNone => ints.boxed(),
         Kind::Padding => prop_oneof![ints, prop::sample::select(STRS).prop_map(Arg::Str)].boxed(),
-        Kind::Tensors | Kind::Indices | Kind::Data => {
+        Kind::Tensors | Kind::Indices | Kind::Data | Kind::NamedTensors => {
             prop::collection::vec(prop_oneof![tensor(), int().prop_map(Arg::Int)], 0..3)
                 .prop_map(Arg::List)
                 .boxed()

@@ -29,6 +29,8 @@ from families import activations, losses, nn_more  # noqa: E402
 FAMILIES += [activations, losses, nn_more]
 from families import more_inplace, more_tensor, more_nn  # noqa: E402
 FAMILIES += [more_inplace, more_tensor, more_nn]
+from families import fractional  # noqa: E402
+FAMILIES.append(fractional)
 
 
 def main():

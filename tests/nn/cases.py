@@ -576,22 +576,27 @@ def error_cases():
 
 def main():
     import cases_more
+    import breadth_cases
     import recurrent_cases
     more = cases_more.activation_cases() + cases_more.loss_cases() + cases_more.layer_cases()
     more += cases_more.recurrent_cases()
     more += recurrent_cases.forward_cases()
     cases = {
         "torch": torch.__version__,
-        "init": init_cases(cases_more.init_specs() + recurrent_cases.init_specs()),
+        "init": init_cases(cases_more.init_specs() + recurrent_cases.init_specs()
+                           + breadth_cases.init_specs()),
         "init_fns": init_fn_cases(),
         "gains": gains(),
         "forward": activation_cases() + layer_cases() + loss_cases()
         + norm_cases.forward_cases(forward_case, M, inp)
-        + convpool_cases.forward_cases(forward_case, M, C, inp) + more,
-        "stats": norm_cases.stats_cases(build, M, enc),
+        + convpool_cases.forward_cases(forward_case, M, C, inp) + more
+        + breadth_cases.forward_cases(),
+        "stats": norm_cases.stats_cases(build, M, enc) + breadth_cases.stats_cases(build),
         "lazy": convpool_cases.lazy_cases(build, M, C, enc, inp, materialise),
         "structure": structure_cases(cases_more.structure_specs()
-                                     + recurrent_cases.structure_specs()),
+                                     + recurrent_cases.structure_specs()
+                                     + breadth_cases.structure_specs())
+        + breadth_cases.parameter_dict_records(),
         "load_errors": load_error_cases(),
         "errors": error_cases(),
         "recurrent_errors": recurrent_cases.error_cases(),

@@ -4,12 +4,14 @@
 mod activation;
 mod activation_more;
 mod cross_entropy;
+mod cross_map_lrn;
 mod ctc;
 mod distance;
 mod dropout;
 mod dropout_more;
 mod embedding_bag;
 mod fold;
+mod fractional_pool;
 mod linear;
 mod loss;
 mod loss_more;
@@ -42,12 +44,14 @@ pub use borch_tensor::{
     max_pool3d_with_indices,
 };
 pub use cross_entropy::{cross_entropy, nll_loss};
+pub use cross_map_lrn::cross_map_lrn2d;
 pub use ctc::{Lengths, ctc_loss};
 pub use distance::{cosine_similarity, pairwise_distance};
 pub use dropout::dropout;
 pub use dropout_more::{alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout};
 pub use embedding_bag::{BagMode, embedding_bag};
 pub use fold::{Blocks, fold, unfold};
+pub use fractional_pool::{fractional_max_pool2d, fractional_max_pool3d};
 pub use linear::{bilinear, linear};
 pub use loss::{
     binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, mse_loss,

@@ -2,6 +2,7 @@
 
 mod activation;
 mod activation_more;
+mod adaptive_softmax;
 mod container;
 mod conv;
 mod conv_transpose;
@@ -9,10 +10,12 @@ mod dropout;
 mod dropout_distance;
 mod embedding;
 mod embedding_bag;
+mod fractional_pool;
 mod lazy;
 mod linear;
 mod loss;
 mod loss_more;
+mod more_layers;
 mod normalization;
 mod normalization_batch;
 mod padding;
@@ -31,6 +34,7 @@ pub use activation_more::{
     CELU, GLU, Hardshrink, Hardsigmoid, LogSigmoid, PReLU, RReLU, Softmax2d, Softmin, Softshrink,
     Softsign, Tanhshrink, Threshold,
 };
+pub use adaptive_softmax::{ADAPTIVE_LOG_SOFTMAX_FORWARD, AdaptiveLogSoftmaxWithLoss};
 pub use container::{ModuleDict, ModuleList, Sequential, child_name, child_name_at};
 pub use conv::{Conv1d, Conv2d, Conv3d, ConvOptions};
 pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, ConvTransposeOptions};
@@ -41,6 +45,7 @@ pub use dropout_distance::{
 };
 pub use embedding::Embedding;
 pub use embedding_bag::{EmbeddingBag, ParameterList};
+pub use fractional_pool::{FractionalMaxPool2d, FractionalMaxPool3d};
 pub use lazy::{
     Lazy, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d,
     LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d, LazyInstanceNorm1d,
@@ -56,10 +61,11 @@ pub use loss_more::{
     MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss,
     SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
 };
+pub use more_layers::{CrossMapLRN2d, NLLLoss2d, ParameterDict};
 pub use normalization::{LayerNorm, RMSNorm};
 pub use normalization_batch::{
     BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d,
-    InstanceNorm3d, LocalResponseNorm,
+    InstanceNorm3d, LocalResponseNorm, SyncBatchNorm,
 };
 pub use padding::{
     CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,

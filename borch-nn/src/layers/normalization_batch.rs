@@ -349,6 +349,17 @@ batch_norm!(
      track_running_stats=True)` over `(N, C, D, H, W)`.",
     |d| if d == 5 { Ok(()) } else { dims_err("5D", d) }
 );
+batch_norm!(
+    SyncBatchNorm,
+    "torch's `nn.SyncBatchNorm(num_features, eps=1e-05, momentum=0.1, affine=True, \
+     track_running_stats=True, process_group=None)` over `(N, C, ...)`: borch is one process, so \
+     it is torch's SyncBatchNorm without an initialised process group, which computes BatchNorm.",
+    |d| if d >= 2 {
+        Ok(())
+    } else {
+        dims_err("at least 2D", d)
+    }
+);
 instance_norm!(
     InstanceNorm1d,
     "torch's `nn.InstanceNorm1d(num_features, eps=1e-05, momentum=0.1, affine=False, \

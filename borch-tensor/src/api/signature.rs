@@ -34,6 +34,8 @@ pub enum Kind {
     Indices,
     /// `tensor()`'s data: a number or boolean, or nested lists of them.
     Data,
+    /// `(key, tensor)` pairs (`nn.ParameterDict`'s iterable form): a list of `[str, Tensor]`.
+    NamedTensors,
 }
 
 /// A parameter's default.
@@ -190,6 +192,7 @@ fn parse_kind(kind: &str) -> Kind {
         "Tensors" => Kind::Tensors,
         "Indices" => Kind::Indices,
         "Data" => Kind::Data,
+        "NamedTensors" => Kind::NamedTensors,
         other => panic!("unknown parameter kind {other}"),
     }
 }

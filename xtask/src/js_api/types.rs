@@ -23,6 +23,7 @@ fn ts_type(kind: Kind) -> &'static str {
         Kind::Tensors => "Tensor[]",
         Kind::Indices => "(number | null | string | (number | null)[] | Tensor)[]",
         Kind::Data => "TensorData",
+        Kind::NamedTensors => "[string, Tensor][]",
     }
 }
 

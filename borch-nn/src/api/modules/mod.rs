@@ -28,6 +28,7 @@ mod layers;
 mod lazy;
 mod losses;
 mod losses_more;
+mod more_layers;
 mod normalization;
 mod normalization_more;
 mod padding;
@@ -119,6 +120,7 @@ pub fn classes() -> &'static [ModuleClass] {
         all.extend(losses_more::entries());
         all.extend(dropout_distance::entries());
         all.extend(recurrent::entries());
+        all.extend(more_layers::entries());
         all
     })
 }
