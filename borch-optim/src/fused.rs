@@ -25,6 +25,72 @@ fn at(b: u32) -> u32 { return p[1u + b]; }
 fn s(k: u32) -> f32 { return bitcast<f32>(p[8u + k]); }
 "#;
 
+/// One optimizer's fused kernel, declared once: its name, its WGSL template and the flags that
+/// specialise it (in the pipeline key's order).
+pub(crate) struct Fused {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub flags: &'static [&'static str],
+}
+
+impl Fused {
+    /// Every specialisation's WGSL, for validation.
+    pub fn sources(&self) -> Vec<(String, String)> {
+        crate::kernel_variants(self.name, self.source, self.flags)
+    }
+
+    /// Launch the kernel specialised by `on` (one value per flag) over `param`, `grad` and the
+    /// `state` slots (in binding order) with f32 `scalars`.
+    pub fn run(
+        &self,
+        on: &[bool],
+        param: &Tensor,
+        grad: &Tensor,
+        state: &[&Slot],
+        scalars: &[f32],
+    ) -> Result<()> {
+        assert_eq!(
+            on.len(),
+            self.flags.len(),
+            "kernel {}: one value per flag",
+            self.name
+        );
+        let flags: Vec<(&'static str, bool)> =
+            self.flags.iter().copied().zip(on.iter().copied()).collect();
+        let template = Template {
+            name: self.name,
+            source: self.source,
+            flags: &flags,
+        };
+        launch(&template, param, grad, state, scalars)
+    }
+
+    /// One step of `param`: the state tensors named `slots` taken from `state` (fresh ones for
+    /// a new parameter), the kernel run, torch's `step` counted and the tensors kept.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &self,
+        on: &[bool],
+        param: &Tensor,
+        grad: &Tensor,
+        state: &mut ParamState,
+        slots: &[&'static str],
+        scalars: &[f32],
+    ) -> Result<()> {
+        let taken = slots
+            .iter()
+            .map(|key| Slot::take(state, key, param))
+            .collect::<Result<Vec<Slot>>>()?;
+        let bound: Vec<&Slot> = taken.iter().collect();
+        self.run(on, param, grad, &bound, scalars)?;
+        state.set_step(state.step() + 1.0);
+        for slot in taken {
+            slot.store(state);
+        }
+        Ok(())
+    }
+}
+
 /// A template and the flags that specialise it.
 pub(crate) struct Template<'a> {
     pub name: &'static str,

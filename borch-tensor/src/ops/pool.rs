@@ -348,11 +348,12 @@ where
     Ok((unpooled(values, input, w)?, unpooled(&indices, input, w)?))
 }
 
-/// The average pooling of `input` with `pool` (dilation 1), after the rank's own checks.
+/// The average pooling of `input` with `[kernel, stride, padding]` (dilation 1), after the
+/// rank's own checks.
 pub(crate) fn avg_pool<const N: usize>(
     op: &str,
     input: &Tensor,
-    pool: &Pool<N>,
+    [kernel, stride, padding]: [[isize; N]; 3],
     ceil_mode: bool,
     count_include_pad: bool,
     divisor_override: Option<isize>,
@@ -361,7 +362,13 @@ where
     Window<N>: Sliding,
 {
     check_float(input, op)?;
-    let w = window(input, pool, ceil_mode, true)?;
+    let pool = Pool {
+        kernel,
+        stride,
+        padding,
+        dilation: [1; N],
+    };
+    let w = window(input, &pool, ceil_mode, true)?;
     let divisors = divisors(&w, count_include_pad);
     // Every window divided by its number of taps: one reduction.
     let mean = divisor_override.is_none() && divisors.iter().all(|&d| d as usize == w.taps());
@@ -447,7 +454,7 @@ pub fn avg_pool2d(
     divisor_override: Option<isize>,
 ) -> Result<Tensor> {
     let op = "avg_pool2d";
-    let [kernel, stride, padding] = window_args(op, "either be", kernel_size, stride, padding)?;
+    let args = window_args::<2>(op, "either be", kernel_size, stride, padding)?;
     if divisor_override == Some(0) {
         return runtime("divisor must be not zero");
     }
@@ -459,16 +466,10 @@ pub fn avg_pool2d(
             fmt_list(input.shape())
         ));
     }
-    let pool = Pool {
-        kernel,
-        stride,
-        padding,
-        dilation: [1; 2],
-    };
     avg_pool(
         op,
         input,
-        &pool,
+        args,
         ceil_mode,
         count_include_pad,
         divisor_override,

@@ -4,7 +4,7 @@
 
 use crate::error::{Result, runtime};
 use crate::layout::fmt_list;
-use crate::ops::pool::{self, Pool, max_pool_window, output_size, window_args};
+use crate::ops::pool::{self, max_pool_window, output_size, window_args};
 use crate::tensor::Tensor;
 
 /// torch's `checkDimRange(op, self, 2, 4)`.
@@ -232,23 +232,17 @@ pub fn avg_pool3d(
     divisor_override: Option<isize>,
 ) -> Result<Tensor> {
     let op = "avg_pool3d";
-    let [kernel, stride, padding] = window_args(op, "be", kernel_size, stride, padding)?;
+    let args = window_args::<3>(op, "be", kernel_size, stride, padding)?;
     if input.dim() != 4 && input.dim() != 5 {
         return runtime("non-empty 4D or 5D (batch mode) tensor expected for input");
     }
     if divisor_override == Some(0) {
         return runtime("divisor must be not zero");
     }
-    let pool = Pool {
-        kernel,
-        stride,
-        padding,
-        dilation: [1; 3],
-    };
     pool::avg_pool(
         op,
         input,
-        &pool,
+        args,
         ceil_mode,
         count_include_pad,
         divisor_override,
