@@ -4,7 +4,7 @@
 
 use crate::error::{Result, runtime};
 use crate::layout::fmt_list;
-use crate::ops::conv::{check_dtypes, check_weight_groups, expand, unsigned};
+use crate::ops::conv::{check_input, check_weight_groups, expand, unsigned};
 use crate::ops::unfold::{Window, in_chunks, rows_per_buffer};
 use crate::tensor::Tensor;
 
@@ -159,16 +159,7 @@ fn transposed(
     spatial: usize,
 ) -> Result<Tensor> {
     let name = format!("conv_transpose{spatial}d");
-    if input.dim() != spatial + 1 && input.dim() != spatial + 2 {
-        return runtime(format!(
-            "Expected {}D (unbatched) or {}D (batched) input to {name}, but got input of size: {}",
-            spatial + 1,
-            spatial + 2,
-            fmt_list(input.shape())
-        ));
-    }
-    check_dtypes(input, weight, bias, &name)?;
-    let weight_dims = weight.dim().saturating_sub(2);
+    let weight_dims = check_input(input, weight, bias, &name, spatial)?;
     let stride = expand(a.stride, "stride", spatial, weight_dims)?;
     let padding = expand(a.padding, "padding", spatial, weight_dims)?;
     let dilation = expand(a.dilation, "dilation", spatial, weight_dims)?;

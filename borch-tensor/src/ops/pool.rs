@@ -411,36 +411,64 @@ fn divisors<const N: usize>(w: &Window<N>, count_include_pad: bool) -> Vec<f32> 
         .collect()
 }
 
-/// torch's `max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
-/// ceil_mode=False)` over the last two dims of a `(N, C, H, W)` or `(C, H, W)` input; `stride`
-/// `None` (or empty) is the kernel size; sizes take one value for both dims or one per dim.
-pub fn max_pool2d(
-    input: &Tensor,
-    kernel_size: &[isize],
-    stride: Option<&[isize]>,
-    padding: &[isize],
-    dilation: &[isize],
-    ceil_mode: bool,
-) -> Result<Tensor> {
-    let op = "max_pool2d";
-    let w = max_pool_window::<2>(op, input, kernel_size, stride, padding, dilation, ceil_mode)?;
-    max_pool(input, &w)
-}
+/// torch's `max_pool{N}d` and its `return_indices=True` form at one rank, over the shared core.
+macro_rules! max_pool_fns {
+    ($values:ident, $with_indices:ident, $n:literal, $doc:literal, $doc_indices:literal) => {
+        #[doc = $doc]
+        pub fn $values(
+            input: &Tensor,
+            kernel_size: &[isize],
+            stride: Option<&[isize]>,
+            padding: &[isize],
+            dilation: &[isize],
+            ceil_mode: bool,
+        ) -> Result<Tensor> {
+            let w = $crate::ops::pool::max_pool_window::<$n>(
+                stringify!($values),
+                input,
+                kernel_size,
+                stride,
+                padding,
+                dilation,
+                ceil_mode,
+            )?;
+            $crate::ops::pool::max_pool(input, &w)
+        }
 
-/// torch's `max_pool2d(..., return_indices=True)`: the pooled values and, for each, the flat
-/// index `h * W + w` of the maximum within its input plane (int64), as `max_unpool2d` takes.
-pub fn max_pool2d_with_indices(
-    input: &Tensor,
-    kernel_size: &[isize],
-    stride: Option<&[isize]>,
-    padding: &[isize],
-    dilation: &[isize],
-    ceil_mode: bool,
-) -> Result<(Tensor, Tensor)> {
-    let op = "max_pool2d";
-    let w = max_pool_window::<2>(op, input, kernel_size, stride, padding, dilation, ceil_mode)?;
-    max_pool_with_indices(input, &w)
+        #[doc = $doc_indices]
+        pub fn $with_indices(
+            input: &Tensor,
+            kernel_size: &[isize],
+            stride: Option<&[isize]>,
+            padding: &[isize],
+            dilation: &[isize],
+            ceil_mode: bool,
+        ) -> Result<(Tensor, Tensor)> {
+            let w = $crate::ops::pool::max_pool_window::<$n>(
+                stringify!($values),
+                input,
+                kernel_size,
+                stride,
+                padding,
+                dilation,
+                ceil_mode,
+            )?;
+            $crate::ops::pool::max_pool_with_indices(input, &w)
+        }
+    };
 }
+pub(crate) use max_pool_fns;
+
+max_pool_fns!(
+    max_pool2d,
+    max_pool2d_with_indices,
+    2,
+    "torch's `max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, \
+     ceil_mode=False)` over the last two dims of a `(N, C, H, W)` or `(C, H, W)` input; `stride` \
+     `None` (or empty) is the kernel size; sizes take one value for both dims or one per dim.",
+    "torch's `max_pool2d(..., return_indices=True)`: the pooled values and, for each, the flat \
+     index `h * W + w` of the maximum within its input plane (int64), as `max_unpool2d` takes."
+);
 
 /// torch's `avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 /// count_include_pad=True, divisor_override=None)` over the last two dims of a 3-D or 4-D input.

@@ -4,7 +4,7 @@
 
 use crate::error::{Result, runtime};
 use crate::layout::fmt_list;
-use crate::ops::pool::{self, max_pool_window, output_size, window_args};
+use crate::ops::pool::{self, output_size, window_args};
 use crate::tensor::Tensor;
 
 /// torch's `checkDimRange(op, self, 2, 4)`.
@@ -189,35 +189,15 @@ pub fn avg_pool1d(
     out.squeeze_dims(&[-2])
 }
 
-/// torch's `max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1,
-/// ceil_mode=False)` over the last three dims of a `(N, C, D, H, W)` or `(C, D, H, W)` input.
-pub fn max_pool3d(
-    input: &Tensor,
-    kernel_size: &[isize],
-    stride: Option<&[isize]>,
-    padding: &[isize],
-    dilation: &[isize],
-    ceil_mode: bool,
-) -> Result<Tensor> {
-    let op = "max_pool3d";
-    let w = max_pool_window::<3>(op, input, kernel_size, stride, padding, dilation, ceil_mode)?;
-    pool::max_pool(input, &w)
-}
-
-/// `max_pool3d(..., return_indices=True)`: the values and, for each, the flat index
-/// `d * H * W + h * W + w` of the maximum within its input volume (int64).
-pub fn max_pool3d_with_indices(
-    input: &Tensor,
-    kernel_size: &[isize],
-    stride: Option<&[isize]>,
-    padding: &[isize],
-    dilation: &[isize],
-    ceil_mode: bool,
-) -> Result<(Tensor, Tensor)> {
-    let op = "max_pool3d";
-    let w = max_pool_window::<3>(op, input, kernel_size, stride, padding, dilation, ceil_mode)?;
-    pool::max_pool_with_indices(input, &w)
-}
+pool::max_pool_fns!(
+    max_pool3d,
+    max_pool3d_with_indices,
+    3,
+    "torch's `max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, \
+     ceil_mode=False)` over the last three dims of a `(N, C, D, H, W)` or `(C, D, H, W)` input.",
+    "`max_pool3d(..., return_indices=True)`: the values and, for each, the flat index \
+     `d * H * W + h * W + w` of the maximum within its input volume (int64)."
+);
 
 /// torch's `avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 /// count_include_pad=True, divisor_override=None)` over the last three dims of a 4-D or 5-D
