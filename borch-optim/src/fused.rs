@@ -1,9 +1,11 @@
 //! One fused kernel per parameter and step: WGSL templates rendered for a set of flags, and their
 //! launch over the parameter, its gradient and its state tensors.
 //!
-//! Templates are plain WGSL with three additions: lines between `//#if FLAG` (or `//#if !FLAG`)
+//! Templates are plain WGSL with four additions: lines between `//#if FLAG` (or `//#if !FLAG`)
 //! and `//#endif` are kept only when the flag is set (unset); each `@binding(#)` is numbered in
-//! order from 1, and for a binding of a variable `x` the constant `B_x` holds its number. Every
+//! order from 1, and for a binding of a variable `x` the constant `B_x` holds its number; the line
+//! `//#main` opens every kernel's `main` the same way (`MAIN`: element `i`, the parameter `x` and
+//! its gradient `g`, negated under the `MAXIMIZE` flag every kernel has). Every
 //! kernel reads its parameter words through `n()`, `fresh(B_x)` (whether state tensor `x` is new
 //! and unwritten: the kernel starts it from its initial value), `at(B_x)` (the element offset of
 //! tensor `x`) and `s(k)` (the k-th f32 scalar).
@@ -91,6 +93,19 @@ impl Fused {
     }
 }
 
+/// What `//#main` stands for: the kernel's entry point up to its own update of `x` and `g`.
+const MAIN: &str = r#"@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i >= n()) { return; }
+    var x = param[at(B_param) + i];
+    var g = grad[at(B_grad) + i];
+//#if MAXIMIZE
+    g = -g;
+//#endif
+"#;
+
 /// A template and the flags that specialise it.
 pub(crate) struct Template<'a> {
     pub name: &'static str,
@@ -115,7 +130,8 @@ impl Template<'_> {
         out.push_str(WGSL_MATH);
         let mut keep = vec![true];
         let mut binding = 0u32;
-        for line in self.source.lines() {
+        let source = self.source.replace("//#main\n", MAIN);
+        for line in source.lines() {
             let trimmed = line.trim();
             if let Some(cond) = trimmed.strip_prefix("//#if ") {
                 let (negate, flag) = match cond.trim().strip_prefix('!') {
