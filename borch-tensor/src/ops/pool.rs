@@ -328,7 +328,7 @@ where
         corner.push(at);
     }
     let mut indices: Option<Tensor> = None;
-    for d in 0..N {
+    for (d, &step) in step.iter().enumerate() {
         let inner: i64 = w.kernel[d + 1..].iter().product::<usize>() as i64;
         let mut k = taps.clone();
         if d + 1 < N {
@@ -337,7 +337,7 @@ where
         if d > 0 {
             k = k.remainder(w.kernel[d] as i64)?;
         }
-        let term = k.mul(w.dilation[d] as i64 * step[d])?;
+        let term = k.mul(w.dilation[d] as i64 * step)?;
         indices = Some(match indices {
             None => term,
             Some(sum) => sum.add(&term)?,
