@@ -49,14 +49,14 @@ impl AdamOptions {
         let step_size = self.lr / bias_correction1;
         let bias_correction2_sqrt = bias_correction2.powf(0.5);
         let scalars = [
-            f(step_size),
-            f(bias_correction2_sqrt),
-            f(self.eps),
-            f(self.weight_decay),
             f(1.0 - self.lr * self.weight_decay),
+            f(self.weight_decay),
             f(1.0 - beta1),
             f(beta2),
             f(1.0 - beta2),
+            f(step_size),
+            f(bias_correction2_sqrt),
+            f(self.eps),
         ];
         let on = [
             self.maximize,

@@ -3,9 +3,9 @@
 //!
 //! Templates are plain WGSL with four additions: lines between `//#if FLAG` (or `//#if !FLAG`)
 //! and `//#endif` are kept only when the flag is set (unset); each `@binding(#)` is numbered in
-//! order from 1, and for a binding of a variable `x` the constant `B_x` holds its number; the line
-//! `//#main` opens every kernel's `main` the same way (`MAIN`: element `i`, the parameter `x` and
-//! its gradient `g`, negated under the `MAXIMIZE` flag every kernel has). Every
+//! order from 1, and for a binding of a variable `x` the constant `B_x` holds its number; a line
+//! `//#use NAME` stands for the shared piece `NAME` (`SHARED`): `main` opens every kernel's entry
+//! point the same way, `adam_moments` is the weight decay and moments of Adam, NAdam and RAdam. Every
 //! kernel reads its parameter words through `n()`, `fresh(B_x)` (whether state tensor `x` is new
 //! and unwritten: the kernel starts it from its initial value), `at(B_x)` (the element offset of
 //! tensor `x`) and `s(k)` (the k-th f32 scalar).
@@ -93,7 +93,11 @@ impl Fused {
     }
 }
 
-/// What `//#main` stands for: the kernel's entry point up to its own update of `x` and `g`.
+/// The pieces `//#use NAME` stands for.
+const SHARED: &[(&str, &str)] = &[("main", MAIN), ("adam_moments", ADAM_MOMENTS)];
+
+/// Every kernel's entry point up to its own update: element `i`, the parameter `x` and its
+/// gradient `g` (negated under `MAXIMIZE`).
 const MAIN: &str = r#"@compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -104,6 +108,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 //#if MAXIMIZE
     g = -g;
 //#endif
+"#;
+
+/// Adam's weight decay (L2, or decoupled under `DECOUPLED`) and moments `m` and `v`, stored:
+/// s(0) = 1 - lr * weight_decay, s(1) = weight_decay, s(2) = 1 - beta1, s(3) = beta2,
+/// s(4) = 1 - beta2.
+const ADAM_MOMENTS: &str = r#"//#if WEIGHT_DECAY
+//#if DECOUPLED
+    x = x * s(0);
+//#endif
+//#if !DECOUPLED
+    g = g + s(1) * x;
+//#endif
+//#endif
+    var m = 0.0;
+    if (!fresh(B_exp_avg)) { m = exp_avg[at(B_exp_avg) + i]; }
+    var v = 0.0;
+    if (!fresh(B_exp_avg_sq)) { v = exp_avg_sq[at(B_exp_avg_sq) + i]; }
+    m = lerp_(m, g, s(2));
+    v = v * s(3);
+    v = v + s(4) * g * g;
+    exp_avg[at(B_exp_avg) + i] = m;
+    exp_avg_sq[at(B_exp_avg_sq) + i] = v;
 "#;
 
 /// A template and the flags that specialise it.
@@ -130,7 +156,16 @@ impl Template<'_> {
         out.push_str(WGSL_MATH);
         let mut keep = vec![true];
         let mut binding = 0u32;
-        let source = self.source.replace("//#main\n", MAIN);
+        let mut source = String::new();
+        for line in self.source.lines() {
+            match line.strip_prefix("//#use ") {
+                Some(name) => source.push_str(shared(name)),
+                None => {
+                    source.push_str(line);
+                    source.push('\n');
+                }
+            }
+        }
         for line in source.lines() {
             let trimmed = line.trim();
             if let Some(cond) = trimmed.strip_prefix("//#if ") {
@@ -171,6 +206,16 @@ impl Template<'_> {
             .map(|(_, on)| *on)
             .unwrap_or_else(|| panic!("template {} uses unknown flag {name}", self.name))
     }
+}
+
+/// The shared piece `name` (a template naming another is a bug in borch, caught by the kernel
+/// validation test).
+fn shared(name: &str) -> &'static str {
+    SHARED
+        .iter()
+        .find(|(n, _)| *n == name.trim())
+        .map(|(_, piece)| *piece)
+        .unwrap_or_else(|| panic!("unknown shared kernel piece {name}"))
 }
 
 /// `x` of `... var<storage, ...> x: array<f32>;`.

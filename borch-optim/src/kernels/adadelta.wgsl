@@ -5,7 +5,7 @@
 @group(0) @binding(#) var<storage, read_write> square_avg: array<f32>;
 @group(0) @binding(#) var<storage, read_write> acc_delta: array<f32>;
 
-//#main
+//#use main
 //#if WEIGHT_DECAY
     g = g + s(4) * x;
 //#endif

@@ -5,7 +5,7 @@
 @group(0) @binding(#) var<storage, read> grad: array<f32>;
 @group(0) @binding(#) var<storage, read_write> state_sum: array<f32>;
 
-//#main
+//#use main
 //#if WEIGHT_DECAY
     g = g + s(2) * x;
 //#endif

@@ -5,7 +5,7 @@
 @group(0) @binding(#) var<storage, read_write> exp_avg: array<f32>;
 @group(0) @binding(#) var<storage, read_write> exp_inf: array<f32>;
 
-//#main
+//#use main
 //#if WEIGHT_DECAY
     g = g + s(2) * x;
 //#endif

@@ -4,7 +4,7 @@
 @group(0) @binding(#) var<storage, read> grad: array<f32>;
 @group(0) @binding(#) var<storage, read_write> ax: array<f32>;
 
-//#main
+//#use main
 //#if WEIGHT_DECAY
     g = g + s(3) * x;
 //#endif

@@ -6,7 +6,7 @@
 @group(0) @binding(#) var<storage, read_write> prev: array<f32>;
 @group(0) @binding(#) var<storage, read_write> step_size: array<f32>;
 
-//#main
+//#use main
     var p = 0.0;
     if (!fresh(B_prev)) { p = prev[at(B_prev) + i]; }
     var size = s(0);

@@ -6,7 +6,7 @@
 @group(0) @binding(#) var<storage, read_write> momentum_buffer: array<f32>;
 //#endif
 
-//#main
+//#use main
 //#if WEIGHT_DECAY
     g = g + s(1) * x;
 //#endif
