@@ -2,7 +2,7 @@
 
 use borch_tensor::{BorchError, Result, Tensor};
 
-use crate::fused::{Slot, Template, f, launch};
+use crate::fused::{Fused, f};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
@@ -10,8 +10,11 @@ use crate::state::ParamState;
 /// torch's `Adadelta`.
 pub type Adadelta = Optim<AdadeltaOptions>;
 
-const TEMPLATE: &str = include_str!("kernels/adadelta.wgsl");
-const KERNEL_FLAGS: [&str; 2] = ["MAXIMIZE", "WEIGHT_DECAY"];
+pub(crate) const KERNEL: Fused = Fused {
+    name: "adadelta",
+    source: include_str!("kernels/adadelta.wgsl"),
+    flags: &["MAXIMIZE", "WEIGHT_DECAY"],
+};
 
 crate::options::declare_options! {
     /// The options of an Adadelta param group; `Default` is torch's (`lr=1.0`).
@@ -22,11 +25,6 @@ crate::options::declare_options! {
         weight_decay: f64 = 0.0,
         maximize: bool = false,
     }
-}
-
-/// Every specialisation's WGSL, for validation.
-pub(crate) fn sources() -> Vec<(String, String)> {
-    crate::kernel_variants("adadelta", TEMPLATE, &KERNEL_FLAGS)
 }
 
 impl Hyper for AdadeltaOptions {
@@ -52,17 +50,6 @@ impl Hyper for AdadeltaOptions {
         grad: &Tensor,
         state: &mut ParamState,
     ) -> Result<()> {
-        let flags = [
-            ("MAXIMIZE", self.maximize),
-            ("WEIGHT_DECAY", self.weight_decay != 0.0),
-        ];
-        let template = Template {
-            name: "adadelta",
-            source: TEMPLATE,
-            flags: &flags,
-        };
-        let square_avg = Slot::take(state, "square_avg", param)?;
-        let acc_delta = Slot::take(state, "acc_delta", param)?;
         let scalars = [
             f(self.lr),
             f(self.rho),
@@ -70,10 +57,8 @@ impl Hyper for AdadeltaOptions {
             f(self.eps),
             f(self.weight_decay),
         ];
-        launch(&template, param, grad, &[&square_avg, &acc_delta], &scalars)?;
-        state.set_step(state.step() + 1.0);
-        square_avg.store(state);
-        acc_delta.store(state);
-        Ok(())
+        let on = [self.maximize, self.weight_decay != 0.0];
+        let slots = ["square_avg", "acc_delta"];
+        KERNEL.step(&on, param, grad, state, &slots, &scalars)
     }
 }

@@ -2,7 +2,7 @@
 
 use borch_tensor::{Result, Tensor};
 
-use crate::fused::{Slot, Template, f, launch};
+use crate::fused::{Fused, f};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
@@ -10,8 +10,11 @@ use crate::state::ParamState;
 /// torch's `Adagrad`.
 pub type Adagrad = Optim<AdagradOptions>;
 
-const TEMPLATE: &str = include_str!("kernels/adagrad.wgsl");
-const KERNEL_FLAGS: [&str; 2] = ["MAXIMIZE", "WEIGHT_DECAY"];
+pub(crate) const KERNEL: Fused = Fused {
+    name: "adagrad",
+    source: include_str!("kernels/adagrad.wgsl"),
+    flags: &["MAXIMIZE", "WEIGHT_DECAY"],
+};
 
 crate::options::declare_options! {
     /// The options of an Adagrad param group; `Default` is torch's (`lr=1e-2`, `eps=1e-10`).
@@ -25,11 +28,6 @@ crate::options::declare_options! {
         eps: f64 = 1e-10,
         maximize: bool = false,
     }
-}
-
-/// Every specialisation's WGSL, for validation.
-pub(crate) fn sources() -> Vec<(String, String)> {
-    crate::kernel_variants("adagrad", TEMPLATE, &KERNEL_FLAGS)
 }
 
 impl Hyper for AdagradOptions {
@@ -64,16 +62,6 @@ impl Hyper for AdagradOptions {
         grad: &Tensor,
         state: &mut ParamState,
     ) -> Result<()> {
-        let flags = [
-            ("MAXIMIZE", self.maximize),
-            ("WEIGHT_DECAY", self.weight_decay != 0.0),
-        ];
-        let template = Template {
-            name: "adagrad",
-            source: TEMPLATE,
-            flags: &flags,
-        };
-        let sum = Slot::take(state, "sum", param)?;
         let step = state.step() + 1.0;
         let clr = self.lr / (1.0 + (step - 1.0) * self.lr_decay);
         let scalars = [
@@ -82,9 +70,7 @@ impl Hyper for AdagradOptions {
             f(self.weight_decay),
             f(defaults.initial_accumulator_value),
         ];
-        launch(&template, param, grad, &[&sum], &scalars)?;
-        state.set_step(step);
-        sum.store(state);
-        Ok(())
+        let on = [self.maximize, self.weight_decay != 0.0];
+        KERNEL.step(&on, param, grad, state, &["sum"], &scalars)
     }
 }

@@ -1,8 +1,8 @@
 //! torch.optim.Adam: bias-corrected moments, amsgrad, L2 or decoupled weight decay, maximize.
 
-use borch_tensor::{BorchError, Result, Tensor};
+use borch_tensor::{Result, Tensor};
 
-use crate::fused::{Slot, Template, f, launch};
+use crate::fused::{Fused, f};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
@@ -10,7 +10,11 @@ use crate::state::ParamState;
 /// torch's `Adam`.
 pub type Adam = Optim<AdamOptions>;
 
-const TEMPLATE: &str = include_str!("kernels/adam.wgsl");
+pub(crate) const KERNEL: Fused = Fused {
+    name: "adam",
+    source: include_str!("kernels/adam.wgsl"),
+    flags: &["MAXIMIZE", "WEIGHT_DECAY", "DECOUPLED", "AMSGRAD"],
+};
 
 crate::options::declare_options! {
     /// The options of an Adam param group; `Default` is torch's.
@@ -28,17 +32,7 @@ crate::options::declare_options! {
 
 impl AdamOptions {
     pub(crate) fn check(&self) -> Result<()> {
-        crate::check_lr(self.lr)?;
-        crate::check_nonneg_as("epsilon value", self.eps)?;
-        for (i, beta) in [self.betas.0, self.betas.1].into_iter().enumerate() {
-            if !(0.0..1.0).contains(&beta) {
-                return Err(BorchError::Value(format!(
-                    "Invalid beta parameter at index {i}: {}",
-                    crate::py_float(beta)
-                )));
-            }
-        }
-        crate::check_nonneg("weight_decay", self.weight_decay)
+        crate::check_adam(self.lr, self.eps, self.betas, self.weight_decay)
     }
 
     /// One fused Adam step; torch's step counting and bias corrections on the host in f64.
@@ -48,12 +42,6 @@ impl AdamOptions {
         grad: &Tensor,
         state: &mut ParamState,
     ) -> Result<()> {
-        let exp_avg = Slot::take(state, "exp_avg", param)?;
-        let exp_avg_sq = Slot::take(state, "exp_avg_sq", param)?;
-        let max_sq = match self.amsgrad {
-            true => Some(Slot::take(state, "max_exp_avg_sq", param)?),
-            false => None,
-        };
         let step = state.step() + 1.0;
         let (beta1, beta2) = self.betas;
         let bias_correction1 = 1.0 - beta1.powf(step);
@@ -61,50 +49,27 @@ impl AdamOptions {
         let step_size = self.lr / bias_correction1;
         let bias_correction2_sqrt = bias_correction2.powf(0.5);
         let scalars = [
-            f(step_size),
-            f(bias_correction2_sqrt),
-            f(self.eps),
-            f(self.weight_decay),
             f(1.0 - self.lr * self.weight_decay),
+            f(self.weight_decay),
             f(1.0 - beta1),
             f(beta2),
             f(1.0 - beta2),
+            f(step_size),
+            f(bias_correction2_sqrt),
+            f(self.eps),
         ];
-        let flags = flags(self);
-        let template = Template {
-            name: "adam",
-            source: TEMPLATE,
-            flags: &flags,
-        };
-        let mut slots = vec![&exp_avg, &exp_avg_sq];
-        slots.extend(max_sq.as_ref());
-        launch(&template, param, grad, &slots, &scalars)?;
-        state.set_step(step);
-        exp_avg.store(state);
-        exp_avg_sq.store(state);
-        if let Some(m) = max_sq {
-            m.store(state);
+        let on = [
+            self.maximize,
+            self.weight_decay != 0.0,
+            self.decoupled_weight_decay,
+            self.amsgrad,
+        ];
+        let mut slots = vec!["exp_avg", "exp_avg_sq"];
+        if self.amsgrad {
+            slots.push("max_exp_avg_sq");
         }
-        Ok(())
+        KERNEL.step(&on, param, grad, state, &slots, &scalars)
     }
-}
-
-fn flags(o: &AdamOptions) -> [(&'static str, bool); 4] {
-    [
-        ("MAXIMIZE", o.maximize),
-        ("WEIGHT_DECAY", o.weight_decay != 0.0),
-        ("DECOUPLED", o.decoupled_weight_decay),
-        ("AMSGRAD", o.amsgrad),
-    ]
-}
-
-/// Every specialisation's WGSL, for validation.
-pub(crate) fn sources() -> Vec<(String, String)> {
-    crate::kernel_variants(
-        "adam",
-        TEMPLATE,
-        &["MAXIMIZE", "WEIGHT_DECAY", "DECOUPLED", "AMSGRAD"],
-    )
 }
 
 impl Hyper for AdamOptions {

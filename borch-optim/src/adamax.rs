@@ -2,7 +2,7 @@
 
 use borch_tensor::{Result, Tensor};
 
-use crate::fused::{Slot, Template, f, launch};
+use crate::fused::{Fused, f};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
@@ -10,8 +10,11 @@ use crate::state::ParamState;
 /// torch's `Adamax`.
 pub type Adamax = Optim<AdamaxOptions>;
 
-const TEMPLATE: &str = include_str!("kernels/adamax.wgsl");
-const KERNEL_FLAGS: [&str; 2] = ["MAXIMIZE", "WEIGHT_DECAY"];
+pub(crate) const KERNEL: Fused = Fused {
+    name: "adamax",
+    source: include_str!("kernels/adamax.wgsl"),
+    flags: &["MAXIMIZE", "WEIGHT_DECAY"],
+};
 
 crate::options::declare_options! {
     /// The options of an Adamax param group; `Default` is torch's (`lr=2e-3`).
@@ -22,11 +25,6 @@ crate::options::declare_options! {
         weight_decay: f64 = 0.0,
         maximize: bool = false,
     }
-}
-
-/// Every specialisation's WGSL, for validation.
-pub(crate) fn sources() -> Vec<(String, String)> {
-    crate::kernel_variants("adamax", TEMPLATE, &KERNEL_FLAGS)
 }
 
 impl Hyper for AdamaxOptions {
@@ -41,10 +39,7 @@ impl Hyper for AdamaxOptions {
         self.betas.0 = momentum;
     }
     fn validate(&self) -> Result<()> {
-        crate::check_lr(self.lr)?;
-        crate::check_nonneg_as("epsilon value", self.eps)?;
-        crate::check_betas(self.betas)?;
-        crate::check_nonneg("weight_decay", self.weight_decay)
+        crate::check_adam(self.lr, self.eps, self.betas, self.weight_decay)
     }
     fn update(
         &self,
@@ -53,17 +48,6 @@ impl Hyper for AdamaxOptions {
         grad: &Tensor,
         state: &mut ParamState,
     ) -> Result<()> {
-        let flags = [
-            ("MAXIMIZE", self.maximize),
-            ("WEIGHT_DECAY", self.weight_decay != 0.0),
-        ];
-        let template = Template {
-            name: "adamax",
-            source: TEMPLATE,
-            flags: &flags,
-        };
-        let exp_avg = Slot::take(state, "exp_avg", param)?;
-        let exp_inf = Slot::take(state, "exp_inf", param)?;
         let step = state.step() + 1.0;
         let (beta1, beta2) = self.betas;
         let clr = self.lr / (1.0 - beta1.powf(step));
@@ -74,10 +58,7 @@ impl Hyper for AdamaxOptions {
             f(1.0 - beta1),
             f(beta2),
         ];
-        launch(&template, param, grad, &[&exp_avg, &exp_inf], &scalars)?;
-        state.set_step(step);
-        exp_avg.store(state);
-        exp_inf.store(state);
-        Ok(())
+        let on = [self.maximize, self.weight_decay != 0.0];
+        KERNEL.step(&on, param, grad, state, &["exp_avg", "exp_inf"], &scalars)
     }
 }

@@ -1,9 +1,11 @@
 //! One fused kernel per parameter and step: WGSL templates rendered for a set of flags, and their
 //! launch over the parameter, its gradient and its state tensors.
 //!
-//! Templates are plain WGSL with three additions: lines between `//#if FLAG` (or `//#if !FLAG`)
+//! Templates are plain WGSL with four additions: lines between `//#if FLAG` (or `//#if !FLAG`)
 //! and `//#endif` are kept only when the flag is set (unset); each `@binding(#)` is numbered in
-//! order from 1, and for a binding of a variable `x` the constant `B_x` holds its number. Every
+//! order from 1, and for a binding of a variable `x` the constant `B_x` holds its number; a line
+//! `//#use NAME` stands for the shared piece `NAME` (`SHARED`): `main` opens every kernel's entry
+//! point the same way, `adam_moments` is the weight decay and moments of Adam, NAdam and RAdam. Every
 //! kernel reads its parameter words through `n()`, `fresh(B_x)` (whether state tensor `x` is new
 //! and unwritten: the kernel starts it from its initial value), `at(B_x)` (the element offset of
 //! tensor `x`) and `s(k)` (the k-th f32 scalar).
@@ -23,6 +25,111 @@ fn n() -> u32 { return p[0]; }
 fn fresh(b: u32) -> bool { return (p[1] & (1u << b)) != 0u; }
 fn at(b: u32) -> u32 { return p[1u + b]; }
 fn s(k: u32) -> f32 { return bitcast<f32>(p[8u + k]); }
+"#;
+
+/// One optimizer's fused kernel, declared once: its name, its WGSL template and the flags that
+/// specialise it (in the pipeline key's order).
+pub(crate) struct Fused {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub flags: &'static [&'static str],
+}
+
+impl Fused {
+    /// Every specialisation's WGSL, for validation.
+    pub fn sources(&self) -> Vec<(String, String)> {
+        crate::kernel_variants(self.name, self.source, self.flags)
+    }
+
+    /// Launch the kernel specialised by `on` (one value per flag) over `param`, `grad` and the
+    /// `state` slots (in binding order) with f32 `scalars`.
+    pub fn run(
+        &self,
+        on: &[bool],
+        param: &Tensor,
+        grad: &Tensor,
+        state: &[&Slot],
+        scalars: &[f32],
+    ) -> Result<()> {
+        assert_eq!(
+            on.len(),
+            self.flags.len(),
+            "kernel {}: one value per flag",
+            self.name
+        );
+        let flags: Vec<(&'static str, bool)> =
+            self.flags.iter().copied().zip(on.iter().copied()).collect();
+        let template = Template {
+            name: self.name,
+            source: self.source,
+            flags: &flags,
+        };
+        launch(&template, param, grad, state, scalars)
+    }
+
+    /// One step of `param`: the state tensors named `slots` taken from `state` (fresh ones for
+    /// a new parameter), the kernel run, torch's `step` counted and the tensors kept.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &self,
+        on: &[bool],
+        param: &Tensor,
+        grad: &Tensor,
+        state: &mut ParamState,
+        slots: &[&'static str],
+        scalars: &[f32],
+    ) -> Result<()> {
+        let taken = slots
+            .iter()
+            .map(|key| Slot::take(state, key, param))
+            .collect::<Result<Vec<Slot>>>()?;
+        let bound: Vec<&Slot> = taken.iter().collect();
+        self.run(on, param, grad, &bound, scalars)?;
+        state.set_step(state.step() + 1.0);
+        for slot in taken {
+            slot.store(state);
+        }
+        Ok(())
+    }
+}
+
+/// The pieces `//#use NAME` stands for.
+const SHARED: &[(&str, &str)] = &[("main", MAIN), ("adam_moments", ADAM_MOMENTS)];
+
+/// Every kernel's entry point up to its own update: element `i`, the parameter `x` and its
+/// gradient `g` (negated under `MAXIMIZE`).
+const MAIN: &str = r#"@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i >= n()) { return; }
+    var x = param[at(B_param) + i];
+    var g = grad[at(B_grad) + i];
+//#if MAXIMIZE
+    g = -g;
+//#endif
+"#;
+
+/// Adam's weight decay (L2, or decoupled under `DECOUPLED`) and moments `m` and `v`, stored:
+/// s(0) = 1 - lr * weight_decay, s(1) = weight_decay, s(2) = 1 - beta1, s(3) = beta2,
+/// s(4) = 1 - beta2.
+const ADAM_MOMENTS: &str = r#"//#if WEIGHT_DECAY
+//#if DECOUPLED
+    x = x * s(0);
+//#endif
+//#if !DECOUPLED
+    g = g + s(1) * x;
+//#endif
+//#endif
+    var m = 0.0;
+    if (!fresh(B_exp_avg)) { m = exp_avg[at(B_exp_avg) + i]; }
+    var v = 0.0;
+    if (!fresh(B_exp_avg_sq)) { v = exp_avg_sq[at(B_exp_avg_sq) + i]; }
+    m = lerp_(m, g, s(2));
+    v = v * s(3);
+    v = v + s(4) * g * g;
+    exp_avg[at(B_exp_avg) + i] = m;
+    exp_avg_sq[at(B_exp_avg_sq) + i] = v;
 "#;
 
 /// A template and the flags that specialise it.
@@ -49,7 +156,17 @@ impl Template<'_> {
         out.push_str(WGSL_MATH);
         let mut keep = vec![true];
         let mut binding = 0u32;
+        let mut source = String::new();
         for line in self.source.lines() {
+            match line.strip_prefix("//#use ") {
+                Some(name) => source.push_str(shared(name)),
+                None => {
+                    source.push_str(line);
+                    source.push('\n');
+                }
+            }
+        }
+        for line in source.lines() {
             let trimmed = line.trim();
             if let Some(cond) = trimmed.strip_prefix("//#if ") {
                 let (negate, flag) = match cond.trim().strip_prefix('!') {
@@ -89,6 +206,16 @@ impl Template<'_> {
             .map(|(_, on)| *on)
             .unwrap_or_else(|| panic!("template {} uses unknown flag {name}", self.name))
     }
+}
+
+/// The shared piece `name` (a template naming another is a bug in borch, caught by the kernel
+/// validation test).
+fn shared(name: &str) -> &'static str {
+    SHARED
+        .iter()
+        .find(|(n, _)| *n == name.trim())
+        .map(|(_, piece)| *piece)
+        .unwrap_or_else(|| panic!("unknown shared kernel piece {name}"))
 }
 
 /// `x` of `... var<storage, ...> x: array<f32>;`.

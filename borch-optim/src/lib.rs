@@ -68,17 +68,21 @@ use borch_tensor::{BorchError, Result};
 
 /// Every specialisation of every optimizer kernel, named, for validation by naga without a GPU.
 pub fn kernel_sources() -> Vec<(String, String)> {
-    let mut out = sgd::sources();
-    out.extend(adam::sources());
-    out.extend(rmsprop::sources());
-    out.extend(adagrad::sources());
-    out.extend(adamax::sources());
-    out.extend(nadam::sources());
-    out.extend(radam::sources());
-    out.extend(adadelta::sources());
-    out.extend(asgd::sources());
-    out.extend(rprop::sources());
-    out
+    [
+        &sgd::KERNEL,
+        &adam::KERNEL,
+        &rmsprop::KERNEL,
+        &adagrad::KERNEL,
+        &adamax::KERNEL,
+        &nadam::KERNEL,
+        &radam::KERNEL,
+        &adadelta::KERNEL,
+        &asgd::KERNEL,
+        &rprop::KERNEL,
+    ]
+    .iter()
+    .flat_map(|k| k.sources())
+    .collect()
 }
 
 /// The WGSL of `template` for every combination of `flags`.
@@ -122,6 +126,15 @@ pub(crate) fn check_betas((beta1, beta2): (f64, f64)) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The checks of Adam and its kin (Adamax, NAdam, RAdam), in torch's order: learning rate,
+/// epsilon, betas, weight decay.
+pub(crate) fn check_adam(lr: f64, eps: f64, betas: (f64, f64), weight_decay: f64) -> Result<()> {
+    check_lr(lr)?;
+    check_nonneg_as("epsilon value", eps)?;
+    check_betas(betas)?;
+    check_nonneg("weight_decay", weight_decay)
 }
 
 /// torch's `Invalid learning rate` check.

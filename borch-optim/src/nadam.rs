@@ -2,7 +2,7 @@
 
 use borch_tensor::{BorchError, Result, Tensor};
 
-use crate::fused::{Slot, Template, f, launch};
+use crate::fused::{Fused, f};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
@@ -10,8 +10,11 @@ use crate::state::ParamState;
 /// torch's `NAdam`.
 pub type NAdam = Optim<NAdamOptions>;
 
-const TEMPLATE: &str = include_str!("kernels/nadam.wgsl");
-const KERNEL_FLAGS: [&str; 3] = ["MAXIMIZE", "WEIGHT_DECAY", "DECOUPLED"];
+pub(crate) const KERNEL: Fused = Fused {
+    name: "nadam",
+    source: include_str!("kernels/nadam.wgsl"),
+    flags: &["MAXIMIZE", "WEIGHT_DECAY", "DECOUPLED"],
+};
 
 crate::options::declare_options! {
     /// The options of an NAdam param group; `Default` is torch's (`lr=2e-3`).
@@ -26,11 +29,6 @@ crate::options::declare_options! {
     }
 }
 
-/// Every specialisation's WGSL, for validation.
-pub(crate) fn sources() -> Vec<(String, String)> {
-    crate::kernel_variants("nadam", TEMPLATE, &KERNEL_FLAGS)
-}
-
 impl Hyper for NAdamOptions {
     const NAME: &'static str = "NAdam";
     const MOMENTUM: MomentumKind = MomentumKind::Beta1;
@@ -43,10 +41,7 @@ impl Hyper for NAdamOptions {
         self.betas.0 = momentum;
     }
     fn validate(&self) -> Result<()> {
-        crate::check_lr(self.lr)?;
-        crate::check_nonneg_as("epsilon value", self.eps)?;
-        crate::check_betas(self.betas)?;
-        crate::check_nonneg("weight_decay", self.weight_decay)?;
+        crate::check_adam(self.lr, self.eps, self.betas, self.weight_decay)?;
         if self.momentum_decay.is_nan() || self.momentum_decay < 0.0 {
             return Err(BorchError::Value(format!(
                 "Invalid momentum_decay value: {}",
@@ -64,18 +59,6 @@ impl Hyper for NAdamOptions {
         grad: &Tensor,
         state: &mut ParamState,
     ) -> Result<()> {
-        let flags = [
-            ("MAXIMIZE", self.maximize),
-            ("WEIGHT_DECAY", self.weight_decay != 0.0),
-            ("DECOUPLED", self.decoupled_weight_decay),
-        ];
-        let template = Template {
-            name: "nadam",
-            source: TEMPLATE,
-            flags: &flags,
-        };
-        let exp_avg = Slot::take(state, "exp_avg", param)?;
-        let exp_avg_sq = Slot::take(state, "exp_avg_sq", param)?;
         let step = state.step() + 1.0;
         let (beta1, beta2) = self.betas;
         let bias_correction2 = 1.0 - beta2.powf(step);
@@ -95,11 +78,20 @@ impl Hyper for NAdamOptions {
             f(-self.lr * (1.0 - mu) / (1.0 - mu_product)),
             f(-self.lr * mu_next / (1.0 - mu_product_next)),
         ];
-        launch(&template, param, grad, &[&exp_avg, &exp_avg_sq], &scalars)?;
-        state.set_step(step);
+        let on = [
+            self.maximize,
+            self.weight_decay != 0.0,
+            self.decoupled_weight_decay,
+        ];
+        KERNEL.step(
+            &on,
+            param,
+            grad,
+            state,
+            &["exp_avg", "exp_avg_sq"],
+            &scalars,
+        )?;
         state.set_scalar("mu_product", mu_product);
-        exp_avg.store(state);
-        exp_avg_sq.store(state);
         Ok(())
     }
 }

@@ -2,7 +2,7 @@
 
 use borch_tensor::{Result, Tensor};
 
-use crate::fused::{Slot, Template, f, launch};
+use crate::fused::{Fused, f};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
@@ -10,8 +10,11 @@ use crate::state::ParamState;
 /// torch's `RAdam`.
 pub type RAdam = Optim<RAdamOptions>;
 
-const TEMPLATE: &str = include_str!("kernels/radam.wgsl");
-const KERNEL_FLAGS: [&str; 4] = ["MAXIMIZE", "WEIGHT_DECAY", "DECOUPLED", "RECTIFY"];
+pub(crate) const KERNEL: Fused = Fused {
+    name: "radam",
+    source: include_str!("kernels/radam.wgsl"),
+    flags: &["MAXIMIZE", "WEIGHT_DECAY", "DECOUPLED", "RECTIFY"],
+};
 
 crate::options::declare_options! {
     /// The options of a RAdam param group; `Default` is torch's.
@@ -23,11 +26,6 @@ crate::options::declare_options! {
         decoupled_weight_decay: bool = false,
         maximize: bool = false,
     }
-}
-
-/// Every specialisation's WGSL, for validation.
-pub(crate) fn sources() -> Vec<(String, String)> {
-    crate::kernel_variants("radam", TEMPLATE, &KERNEL_FLAGS)
 }
 
 impl Hyper for RAdamOptions {
@@ -42,10 +40,7 @@ impl Hyper for RAdamOptions {
         self.betas.0 = momentum;
     }
     fn validate(&self) -> Result<()> {
-        crate::check_lr(self.lr)?;
-        crate::check_nonneg_as("epsilon value", self.eps)?;
-        crate::check_betas(self.betas)?;
-        crate::check_nonneg("weight_decay", self.weight_decay)
+        crate::check_adam(self.lr, self.eps, self.betas, self.weight_decay)
     }
     /// The rectification test (`rho_t > 5`) depends only on the step, so the host picks the
     /// kernel's branch.
@@ -56,8 +51,6 @@ impl Hyper for RAdamOptions {
         grad: &Tensor,
         state: &mut ParamState,
     ) -> Result<()> {
-        let exp_avg = Slot::take(state, "exp_avg", param)?;
-        let exp_avg_sq = Slot::take(state, "exp_avg_sq", param)?;
         let step = state.step() + 1.0;
         let (beta1, beta2) = self.betas;
         let bias_correction1 = 1.0 - beta1.powf(step);
@@ -71,17 +64,6 @@ impl Hyper for RAdamOptions {
         } else {
             0.0
         };
-        let flags = [
-            ("MAXIMIZE", self.maximize),
-            ("WEIGHT_DECAY", self.weight_decay != 0.0),
-            ("DECOUPLED", self.decoupled_weight_decay),
-            ("RECTIFY", rectify),
-        ];
-        let template = Template {
-            name: "radam",
-            source: TEMPLATE,
-            flags: &flags,
-        };
         let scalars = [
             f(1.0 - self.lr * self.weight_decay),
             f(self.weight_decay),
@@ -94,10 +76,19 @@ impl Hyper for RAdamOptions {
             f(self.eps),
             f(rect),
         ];
-        launch(&template, param, grad, &[&exp_avg, &exp_avg_sq], &scalars)?;
-        state.set_step(step);
-        exp_avg.store(state);
-        exp_avg_sq.store(state);
-        Ok(())
+        let on = [
+            self.maximize,
+            self.weight_decay != 0.0,
+            self.decoupled_weight_decay,
+            rectify,
+        ];
+        KERNEL.step(
+            &on,
+            param,
+            grad,
+            state,
+            &["exp_avg", "exp_avg_sq"],
+            &scalars,
+        )
     }
 }

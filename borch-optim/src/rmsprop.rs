@@ -2,7 +2,7 @@
 
 use borch_tensor::{Result, Tensor};
 
-use crate::fused::{Slot, Template, f, launch};
+use crate::fused::{Fused, f};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
@@ -10,8 +10,11 @@ use crate::state::ParamState;
 /// torch's `RMSprop`.
 pub type RMSprop = Optim<RMSpropOptions>;
 
-const TEMPLATE: &str = include_str!("kernels/rmsprop.wgsl");
-const KERNEL_FLAGS: [&str; 4] = ["MAXIMIZE", "WEIGHT_DECAY", "CENTERED", "MOMENTUM"];
+pub(crate) const KERNEL: Fused = Fused {
+    name: "rmsprop",
+    source: include_str!("kernels/rmsprop.wgsl"),
+    flags: &["MAXIMIZE", "WEIGHT_DECAY", "CENTERED", "MOMENTUM"],
+};
 
 crate::options::declare_options! {
     /// The options of an RMSprop param group; `Default` is torch's (`lr=1e-2`, `alpha=0.99`).
@@ -24,11 +27,6 @@ crate::options::declare_options! {
         centered: bool = false,
         maximize: bool = false,
     }
-}
-
-/// Every specialisation's WGSL, for validation.
-pub(crate) fn sources() -> Vec<(String, String)> {
-    crate::kernel_variants("rmsprop", TEMPLATE, &KERNEL_FLAGS)
 }
 
 impl Hyper for RMSpropOptions {
@@ -63,29 +61,13 @@ impl Hyper for RMSpropOptions {
         state: &mut ParamState,
     ) -> Result<()> {
         let with_momentum = self.momentum > 0.0;
-        let flags = [
-            ("MAXIMIZE", self.maximize),
-            ("WEIGHT_DECAY", self.weight_decay != 0.0),
-            ("CENTERED", self.centered),
-            ("MOMENTUM", with_momentum),
-        ];
-        let template = Template {
-            name: "rmsprop",
-            source: TEMPLATE,
-            flags: &flags,
-        };
-        let square_avg = Slot::take(state, "square_avg", param)?;
-        let grad_avg = match self.centered {
-            true => Some(Slot::take(state, "grad_avg", param)?),
-            false => None,
-        };
-        let buf = match with_momentum {
-            true => Some(Slot::take(state, "momentum_buffer", param)?),
-            false => None,
-        };
-        let mut slots = vec![&square_avg];
-        slots.extend(grad_avg.as_ref());
-        slots.extend(buf.as_ref());
+        let mut slots = vec!["square_avg"];
+        if self.centered {
+            slots.push("grad_avg");
+        }
+        if with_momentum {
+            slots.push("momentum_buffer");
+        }
         let scalars = [
             f(self.lr),
             f(self.alpha),
@@ -94,11 +76,12 @@ impl Hyper for RMSpropOptions {
             f(self.weight_decay),
             f(self.momentum),
         ];
-        launch(&template, param, grad, &slots, &scalars)?;
-        state.set_step(state.step() + 1.0);
-        for slot in [Some(square_avg), grad_avg, buf].into_iter().flatten() {
-            slot.store(state);
-        }
-        Ok(())
+        let on = [
+            self.maximize,
+            self.weight_decay != 0.0,
+            self.centered,
+            with_momentum,
+        ];
+        KERNEL.step(&on, param, grad, state, &slots, &scalars)
     }
 }

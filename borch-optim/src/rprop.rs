@@ -2,7 +2,7 @@
 
 use borch_tensor::{BorchError, Result, Tensor};
 
-use crate::fused::{Slot, Template, f, launch};
+use crate::fused::{Fused, f};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
@@ -10,8 +10,11 @@ use crate::state::ParamState;
 /// torch's `Rprop`.
 pub type Rprop = Optim<RpropOptions>;
 
-const TEMPLATE: &str = include_str!("kernels/rprop.wgsl");
-const KERNEL_FLAGS: [&str; 1] = ["MAXIMIZE"];
+pub(crate) const KERNEL: Fused = Fused {
+    name: "rprop",
+    source: include_str!("kernels/rprop.wgsl"),
+    flags: &["MAXIMIZE"],
+};
 
 crate::options::declare_options! {
     /// The options of an Rprop param group; `Default` is torch's (`lr=1e-2`).
@@ -21,11 +24,6 @@ crate::options::declare_options! {
         step_sizes(min, max): (f64, f64) = (1e-6, 50.0),
         maximize: bool = false,
     }
-}
-
-/// Every specialisation's WGSL, for validation.
-pub(crate) fn sources() -> Vec<(String, String)> {
-    crate::kernel_variants("rprop", TEMPLATE, &KERNEL_FLAGS)
 }
 
 impl Hyper for RpropOptions {
@@ -53,13 +51,6 @@ impl Hyper for RpropOptions {
         grad: &Tensor,
         state: &mut ParamState,
     ) -> Result<()> {
-        let template = Template {
-            name: "rprop",
-            source: TEMPLATE,
-            flags: &[("MAXIMIZE", self.maximize)],
-        };
-        let prev = Slot::take(state, "prev", param)?;
-        let step_size = Slot::take(state, "step_size", param)?;
         let scalars = [
             f(self.lr),
             f(self.etas.0),
@@ -67,10 +58,7 @@ impl Hyper for RpropOptions {
             f(self.step_sizes.0),
             f(self.step_sizes.1),
         ];
-        launch(&template, param, grad, &[&prev, &step_size], &scalars)?;
-        state.set_step(state.step() + 1.0);
-        prev.store(state);
-        step_size.store(state);
-        Ok(())
+        let slots = ["prev", "step_size"];
+        KERNEL.step(&[self.maximize], param, grad, state, &slots, &scalars)
     }
 }

@@ -2,7 +2,7 @@
 
 use borch_tensor::{BorchError, Result, Tensor};
 
-use crate::fused::{Slot, Template, f, launch};
+use crate::fused::{Fused, Slot, f};
 use crate::group::{Hyper, MomentumKind};
 use crate::optimizer::Optim;
 use crate::state::ParamState;
@@ -11,7 +11,11 @@ use crate::state::ParamState;
 #[allow(clippy::upper_case_acronyms)]
 pub type SGD = Optim<SgdOptions>;
 
-const TEMPLATE: &str = include_str!("kernels/sgd.wgsl");
+pub(crate) const KERNEL: Fused = Fused {
+    name: "sgd",
+    source: include_str!("kernels/sgd.wgsl"),
+    flags: &["MAXIMIZE", "WEIGHT_DECAY", "MOMENTUM", "NESTEROV"],
+};
 
 crate::options::declare_options! {
     /// The options of an SGD param group; `Default` is torch's (`lr=1e-3`).
@@ -23,27 +27,6 @@ crate::options::declare_options! {
         nesterov: bool = false,
         maximize: bool = false,
     }
-}
-
-impl SgdOptions {
-    /// The template specialisation for these options.
-    pub(crate) fn flags(&self) -> [(&'static str, bool); 4] {
-        [
-            ("MAXIMIZE", self.maximize),
-            ("WEIGHT_DECAY", self.weight_decay != 0.0),
-            ("MOMENTUM", self.momentum != 0.0),
-            ("NESTEROV", self.nesterov),
-        ]
-    }
-}
-
-/// Every specialisation's WGSL, for validation.
-pub(crate) fn sources() -> Vec<(String, String)> {
-    crate::kernel_variants(
-        "sgd",
-        TEMPLATE,
-        &["MAXIMIZE", "WEIGHT_DECAY", "MOMENTUM", "NESTEROV"],
-    )
 }
 
 impl Hyper for SgdOptions {
@@ -86,12 +69,12 @@ impl Hyper for SgdOptions {
         grad: &Tensor,
         state: &mut ParamState,
     ) -> Result<()> {
-        let flags = self.flags();
-        let template = Template {
-            name: "sgd",
-            source: TEMPLATE,
-            flags: &flags,
-        };
+        let on = [
+            self.maximize,
+            self.weight_decay != 0.0,
+            self.momentum != 0.0,
+            self.nesterov,
+        ];
         let scalars = [
             f(self.lr),
             f(self.weight_decay),
@@ -99,10 +82,10 @@ impl Hyper for SgdOptions {
             f(1.0 - self.dampening),
         ];
         if self.momentum == 0.0 {
-            return launch(&template, param, grad, &[], &scalars);
+            return KERNEL.run(&on, param, grad, &[], &scalars);
         }
         let buf = Slot::take(state, "momentum_buffer", param)?;
-        launch(&template, param, grad, &[&buf], &scalars)?;
+        KERNEL.run(&on, param, grad, &[&buf], &scalars)?;
         buf.store(state);
         Ok(())
     }

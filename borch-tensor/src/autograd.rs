@@ -131,13 +131,13 @@ pub enum ShapeOp {
     Col2im {
         window: Window2d,
     },
-    /// The windows of volumes laid out as columns; see `Tensor::im2col3d`.
+    /// The windows of volumes laid out as columns; see `Tensor::im2col`.
     Im2col3d {
-        window: crate::ops::window3d::Window3d,
+        window: crate::ops::unfold::Window3d,
     },
-    /// Columns summed back into volumes; see `Tensor::col2im3d`.
+    /// Columns summed back into volumes; see `Tensor::col2im`.
     Col2im3d {
-        window: crate::ops::window3d::Window3d,
+        window: crate::ops::unfold::Window3d,
     },
 }
 

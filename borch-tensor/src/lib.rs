@@ -46,8 +46,7 @@ pub use ops::pool_nd::{
     max_pool3d_with_indices,
 };
 pub use ops::random::{normal, rand, randint, randn, randperm};
-pub use ops::unfold::Window2d;
-pub use ops::window3d::Window3d;
+pub use ops::unfold::{Window, Window2d, Window3d};
 pub use random::{Generator, default_generator, initial_seed, manual_seed};
 pub use scalar::{Operand, Scalar};
 pub use scope::{Scope, keep_alive, keep_like, scope};

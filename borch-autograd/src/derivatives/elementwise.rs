@@ -1,5 +1,6 @@
 //! Derivatives of the elementwise op table (borch-tensor's `ops::table`), by torch name.
-//! `has_map_derivative` lets a test prove every float-valued op of the table has one.
+//! `has_map_derivative` (whether `rule` knows the op) lets a test prove every float-valued op of
+//! the table has one.
 
 use std::f64::consts::{LN_2, LN_10, PI};
 
@@ -7,71 +8,9 @@ use borch_tensor::{Node, Operand, Result, Tensor};
 
 use super::sum_to_shape;
 
-/// Every table op with a derivative here (predicates yield bool and record nothing).
-const NAMES: &[&str] = &[
-    "abs",
-    "neg",
-    "exp",
-    "exp2",
-    "expm1",
-    "log",
-    "log2",
-    "log10",
-    "log1p",
-    "sqrt",
-    "rsqrt",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "asinh",
-    "acosh",
-    "atanh",
-    "sigmoid",
-    "relu",
-    "gelu",
-    "gelu_tanh",
-    "silu",
-    "softplus",
-    "erf",
-    "erfc",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "frac",
-    "sign",
-    "reciprocal",
-    "square",
-    "nan_to_num",
-    "add",
-    "sub",
-    "mul",
-    "div",
-    "div_floor",
-    "div_trunc",
-    "remainder",
-    "fmod",
-    "pow",
-    "atan2",
-    "maximum",
-    "minimum",
-    "clamp",
-    "clamp_min",
-    "clamp_max",
-    "lerp",
-    "addcmul",
-    "addcdiv",
-    "where",
-];
-
+/// Whether the table op `name` has a derivative here (predicates and bitwise ops record none).
 pub fn has_map_derivative(name: &str) -> bool {
-    NAMES.contains(&name)
+    rule(name).is_some()
 }
 
 /// The saved inputs and output of one node, as plain tensors.
@@ -110,189 +49,22 @@ fn unary(g: &Tensor, factor: Tensor) -> Result<Vec<Option<Tensor>>> {
     Ok(vec![Some(g.mul(&factor)?)])
 }
 
+/// A derivative: the gradients of a node's inputs from its saved values, its scalar parameters
+/// and the gradient of its output (before broadcasting is undone).
+type Rule = fn(&Saved<'_>, &[f64], &Tensor) -> Result<Vec<Option<Tensor>>>;
+
 pub fn derivative(
     name: &str,
     node: &Node,
     params: &[f64],
     g: &Tensor,
 ) -> Result<Vec<Option<Tensor>>> {
-    let s = Saved { node };
-    let grads = match name {
-        "abs" => unary(g, s.input(0)?.sign()?)?,
-        "neg" => vec![Some(g.neg()?)],
-        "exp" => unary(g, s.out()?)?,
-        "exp2" => unary(g, s.out()?.mul(LN_2)?)?,
-        "expm1" => unary(g, s.out()?.add(1.0)?)?,
-        "log" => vec![Some(g.div(&s.input(0)?)?)],
-        "log2" => vec![Some(g.div(&s.input(0)?.mul(LN_2)?)?)],
-        "log10" => vec![Some(g.div(&s.input(0)?.mul(LN_10)?)?)],
-        "log1p" => vec![Some(g.div(&s.input(0)?.add(1.0)?)?)],
-        "sqrt" => vec![Some(g.div(&s.out()?.mul(2.0)?)?)],
-        "rsqrt" => unary(g, s.out()?.pow(3.0)?.mul(-0.5)?)?,
-        "sin" => unary(g, s.input(0)?.cos()?)?,
-        "cos" => unary(g, s.input(0)?.sin()?.neg()?)?,
-        "tan" => unary(g, s.out()?.square()?.add(1.0)?)?,
-        "asin" => unary(g, s.input(0)?.square()?.rsub(1.0)?.rsqrt()?)?,
-        "acos" => unary(g, s.input(0)?.square()?.rsub(1.0)?.rsqrt()?.neg()?)?,
-        "atan" => unary(g, s.input(0)?.square()?.add(1.0)?.reciprocal()?)?,
-        "sinh" => unary(g, s.input(0)?.cosh()?)?,
-        "cosh" => unary(g, s.input(0)?.sinh()?)?,
-        "tanh" => unary(g, s.out()?.square()?.rsub(1.0)?)?,
-        "asinh" => unary(g, s.input(0)?.square()?.add(1.0)?.rsqrt()?)?,
-        "acosh" => unary(g, s.input(0)?.square()?.sub(1.0)?.rsqrt()?)?,
-        "atanh" => unary(g, s.input(0)?.square()?.rsub(1.0)?.reciprocal()?)?,
-        "sigmoid" => {
-            let y = s.out()?;
-            unary(g, y.mul(&y.rsub(1.0)?)?)?
-        }
-        "relu" => vec![Some(g.masked_fill(&s.out()?.le(0.0)?, 0.0)?)],
-        "gelu" => {
-            let x = s.input(0)?;
-            let cdf = x
-                .mul(std::f64::consts::FRAC_1_SQRT_2)?
-                .erf()?
-                .add(1.0)?
-                .mul(0.5)?;
-            let pdf = x.square()?.mul(-0.5)?.exp()?.mul(1.0 / (2.0 * PI).sqrt())?;
-            unary(g, cdf.add(&x.mul(&pdf)?)?)?
-        }
-        "gelu_tanh" => {
-            let x = s.input(0)?;
-            let k = (2.0 / PI).sqrt();
-            let x2 = x.square()?;
-            let inner = x.mul(&x2.mul(0.044715)?.add(1.0)?)?.mul(k)?;
-            let t = inner.tanh()?;
-            let left = t.add(1.0)?.mul(0.5)?;
-            let dinner = x2.mul(3.0 * 0.044715)?.add(1.0)?.mul(k)?;
-            let right = x.mul(0.5)?.mul(&t.square()?.rsub(1.0)?)?.mul(&dinner)?;
-            unary(g, left.add(&right)?)?
-        }
-        "silu" => {
-            let x = s.input(0)?;
-            let sg = x.sigmoid()?;
-            unary(g, sg.mul(&x.mul(&sg.rsub(1.0)?)?.add(1.0)?)?)?
-        }
-        "softplus" => {
-            let (beta, threshold) = (params[0], params[1]);
-            let xb = s.input(0)?.mul(beta)?;
-            let factor = xb.sigmoid()?.masked_fill(&xb.gt(threshold)?, 1.0)?;
-            unary(g, factor)?
-        }
-        "erf" => unary(g, s.input(0)?.square()?.neg()?.exp()?.mul(2.0 / PI.sqrt())?)?,
-        "erfc" => unary(
-            g,
-            s.input(0)?.square()?.neg()?.exp()?.mul(-2.0 / PI.sqrt())?,
-        )?,
-        "floor" | "ceil" | "round" | "trunc" | "sign" => vec![Some(g.zeros_like()?)],
-        "frac" => vec![Some(g.clone())],
-        "reciprocal" => unary(g, s.out()?.square()?.neg()?)?,
-        "square" => unary(g, s.input(0)?.mul(2.0)?)?,
-        "nan_to_num" => vec![Some(
-            g.masked_fill(&s.input(0)?.isfinite()?.logical_not()?, 0.0)?,
-        )],
-        "add" => vec![Some(g.clone()), Some(g.mul(params[0])?)],
-        "sub" => vec![Some(g.clone()), Some(g.mul(-params[0])?)],
-        // Each side reads the other only when it needs a gradient (torch saves no more), so
-        // an in-place write to an operand that needs none is no error.
-        "mul" => vec![
-            s.needs(0).then(|| g.mul(s.operand(1)?)).transpose()?,
-            s.needs(1).then(|| g.mul(s.operand(0)?)).transpose()?,
-        ],
-        "div" => {
-            let b = s.operand(1)?;
-            let ga = g.div(b.clone())?;
-            let gb = match s.scalar(1) {
-                Some(_) => None,
-                None => Some(ga.mul(&s.out()?)?.neg()?),
-            };
-            vec![Some(ga), gb]
-        }
-        "div_floor" | "div_trunc" => vec![Some(g.zeros_like()?), Some(g.zeros_like()?)],
-        "remainder" => {
-            let q = s
-                .operand(0)
-                .and_then(|a| into_tensor(a)?.div_mode(s.operand(1)?, Some("floor")));
-            vec![
-                Some(g.clone()),
-                q.ok().map(|q| g.mul(&q)?.neg()).transpose()?,
-            ]
-        }
-        "fmod" => {
-            let q = s
-                .operand(0)
-                .and_then(|a| into_tensor(a)?.div_mode(s.operand(1)?, Some("trunc")));
-            vec![
-                Some(g.clone()),
-                q.ok().map(|q| g.mul(&q)?.neg()).transpose()?,
-            ]
-        }
-        "pow" => pow(&s, g)?,
-        "atan2" => {
-            let (a, b) = (s.input(0)?, s.input(1)?);
-            let denom = a.square()?.add(&b.square()?)?;
-            vec![
-                Some(g.mul(&b)?.div(&denom)?),
-                Some(g.mul(&a)?.neg()?.div(&denom)?),
-            ]
-        }
-        "maximum" | "minimum" => {
-            // torch: ties share the gradient, NaN sends it to both inputs.
-            let (a, b) = (s.input(0)?, s.input(1)?);
-            let (a_loses, b_loses) = if name == "maximum" {
-                (a.lt(&b)?, a.gt(&b)?)
-            } else {
-                (a.gt(&b)?, a.lt(&b)?)
-            };
-            let shared = g.where_(&a.ne(&b)?, g.mul(0.5)?)?;
-            vec![
-                Some(shared.masked_fill(&a_loses, 0.0)?),
-                Some(shared.masked_fill(&b_loses, 0.0)?),
-            ]
-        }
-        "clamp" => clamp(&s, g, true, true)?,
-        "clamp_min" => clamp(&s, g, true, false)?,
-        "clamp_max" => clamp(&s, g, false, true)?,
-        "lerp" => {
-            let w = s.operand(2)?;
-            let ga = g.mul(into_tensor(w.clone())?.rsub(1.0)?)?;
-            let gb = g.mul(w)?;
-            let gw = match s.scalar(2) {
-                Some(_) => None,
-                None => Some(g.mul(&s.input(1)?.sub(&s.input(0)?)?)?),
-            };
-            vec![Some(ga), Some(gb), gw]
-        }
-        "addcmul" => {
-            let v = params[0];
-            vec![
-                Some(g.clone()),
-                Some(g.mul(&s.input(2)?)?.mul(v)?),
-                Some(g.mul(&s.input(1)?)?.mul(v)?),
-            ]
-        }
-        "addcdiv" => {
-            let (t1, t2) = (s.input(1)?, s.input(2)?);
-            let v = params[0];
-            vec![
-                Some(g.clone()),
-                Some(g.div(&t2)?.mul(v)?),
-                Some(g.mul(&t1)?.div(&t2.square()?)?.mul(-v)?),
-            ]
-        }
-        "where" => {
-            let cond = s.input(0)?;
-            vec![
-                None,
-                Some(g.masked_fill(&cond.logical_not()?, 0.0)?),
-                Some(g.masked_fill(&cond, 0.0)?),
-            ]
-        }
-        other => {
-            return Err(borch_tensor::BorchError::NotImplemented(format!(
-                "the derivative for '{other}' is not implemented"
-            )));
-        }
+    let Some(rule) = rule(name) else {
+        return Err(borch_tensor::BorchError::NotImplemented(format!(
+            "the derivative for '{name}' is not implemented"
+        )));
     };
+    let grads = rule(&Saved { node }, params, g)?;
     // Undo broadcasting: each gradient takes its input's shape; scalars get none.
     grads
         .into_iter()
@@ -302,6 +74,195 @@ pub fn derivative(
             _ => Ok(None),
         })
         .collect()
+}
+
+/// The derivative of the table op `name`, by torch name.
+fn rule(name: &str) -> Option<Rule> {
+    let rule: Rule = match name {
+        "abs" => |s, _, g| unary(g, s.input(0)?.sign()?),
+        "neg" => |_, _, g| Ok(vec![Some(g.neg()?)]),
+        "exp" => |s, _, g| unary(g, s.out()?),
+        "exp2" => |s, _, g| unary(g, s.out()?.mul(LN_2)?),
+        "expm1" => |s, _, g| unary(g, s.out()?.add(1.0)?),
+        "log" => |s, _, g| Ok(vec![Some(g.div(&s.input(0)?)?)]),
+        "log2" => |s, _, g| Ok(vec![Some(g.div(&s.input(0)?.mul(LN_2)?)?)]),
+        "log10" => |s, _, g| Ok(vec![Some(g.div(&s.input(0)?.mul(LN_10)?)?)]),
+        "log1p" => |s, _, g| Ok(vec![Some(g.div(&s.input(0)?.add(1.0)?)?)]),
+        "sqrt" => |s, _, g| Ok(vec![Some(g.div(&s.out()?.mul(2.0)?)?)]),
+        "rsqrt" => |s, _, g| unary(g, s.out()?.pow(3.0)?.mul(-0.5)?),
+        "sin" => |s, _, g| unary(g, s.input(0)?.cos()?),
+        "cos" => |s, _, g| unary(g, s.input(0)?.sin()?.neg()?),
+        "tan" => |s, _, g| unary(g, s.out()?.square()?.add(1.0)?),
+        "asin" => |s, _, g| unary(g, s.input(0)?.square()?.rsub(1.0)?.rsqrt()?),
+        "acos" => |s, _, g| unary(g, s.input(0)?.square()?.rsub(1.0)?.rsqrt()?.neg()?),
+        "atan" => |s, _, g| unary(g, s.input(0)?.square()?.add(1.0)?.reciprocal()?),
+        "sinh" => |s, _, g| unary(g, s.input(0)?.cosh()?),
+        "cosh" => |s, _, g| unary(g, s.input(0)?.sinh()?),
+        "tanh" => |s, _, g| unary(g, s.out()?.square()?.rsub(1.0)?),
+        "asinh" => |s, _, g| unary(g, s.input(0)?.square()?.add(1.0)?.rsqrt()?),
+        "acosh" => |s, _, g| unary(g, s.input(0)?.square()?.sub(1.0)?.rsqrt()?),
+        "atanh" => |s, _, g| unary(g, s.input(0)?.square()?.rsub(1.0)?.reciprocal()?),
+        "sigmoid" => |s, _, g| {
+            let y = s.out()?;
+            unary(g, y.mul(&y.rsub(1.0)?)?)
+        },
+        "relu" => |s, _, g| Ok(vec![Some(g.masked_fill(&s.out()?.le(0.0)?, 0.0)?)]),
+        "gelu" => |s, _, g| {
+            let x = s.input(0)?;
+            let cdf = x
+                .mul(std::f64::consts::FRAC_1_SQRT_2)?
+                .erf()?
+                .add(1.0)?
+                .mul(0.5)?;
+            let pdf = x.square()?.mul(-0.5)?.exp()?.mul(1.0 / (2.0 * PI).sqrt())?;
+            unary(g, cdf.add(&x.mul(&pdf)?)?)
+        },
+        "gelu_tanh" => |s, _, g| {
+            let x = s.input(0)?;
+            let k = (2.0 / PI).sqrt();
+            let x2 = x.square()?;
+            let inner = x.mul(&x2.mul(0.044715)?.add(1.0)?)?.mul(k)?;
+            let t = inner.tanh()?;
+            let left = t.add(1.0)?.mul(0.5)?;
+            let dinner = x2.mul(3.0 * 0.044715)?.add(1.0)?.mul(k)?;
+            let right = x.mul(0.5)?.mul(&t.square()?.rsub(1.0)?)?.mul(&dinner)?;
+            unary(g, left.add(&right)?)
+        },
+        "silu" => |s, _, g| {
+            let x = s.input(0)?;
+            let sg = x.sigmoid()?;
+            unary(g, sg.mul(&x.mul(&sg.rsub(1.0)?)?.add(1.0)?)?)
+        },
+        "softplus" => |s, p, g| {
+            let (beta, threshold) = (p[0], p[1]);
+            let xb = s.input(0)?.mul(beta)?;
+            let factor = xb.sigmoid()?.masked_fill(&xb.gt(threshold)?, 1.0)?;
+            unary(g, factor)
+        },
+        "erf" => |s, _, g| unary(g, s.input(0)?.square()?.neg()?.exp()?.mul(2.0 / PI.sqrt())?),
+        "erfc" => |s, _, g| {
+            unary(
+                g,
+                s.input(0)?.square()?.neg()?.exp()?.mul(-2.0 / PI.sqrt())?,
+            )
+        },
+        "floor" | "ceil" | "round" | "trunc" | "sign" => |_, _, g| Ok(vec![Some(g.zeros_like()?)]),
+        "frac" => |_, _, g| Ok(vec![Some(g.clone())]),
+        "reciprocal" => |s, _, g| unary(g, s.out()?.square()?.neg()?),
+        "square" => |s, _, g| unary(g, s.input(0)?.mul(2.0)?),
+        "nan_to_num" => |s, _, g| {
+            Ok(vec![Some(g.masked_fill(
+                &s.input(0)?.isfinite()?.logical_not()?,
+                0.0,
+            )?)])
+        },
+        "add" => |_, p, g| Ok(vec![Some(g.clone()), Some(g.mul(p[0])?)]),
+        "sub" => |_, p, g| Ok(vec![Some(g.clone()), Some(g.mul(-p[0])?)]),
+        // Each side reads the other only when it needs a gradient (torch saves no more), so
+        // an in-place write to an operand that needs none is no error.
+        "mul" => |s, _, g| {
+            Ok(vec![
+                s.needs(0).then(|| g.mul(s.operand(1)?)).transpose()?,
+                s.needs(1).then(|| g.mul(s.operand(0)?)).transpose()?,
+            ])
+        },
+        "div" => |s, _, g| {
+            let b = s.operand(1)?;
+            let ga = g.div(b.clone())?;
+            let gb = match s.scalar(1) {
+                Some(_) => None,
+                None => Some(ga.mul(&s.out()?)?.neg()?),
+            };
+            Ok(vec![Some(ga), gb])
+        },
+        "div_floor" | "div_trunc" => {
+            |_, _, g| Ok(vec![Some(g.zeros_like()?), Some(g.zeros_like()?)])
+        }
+        "remainder" => |s, _, g| {
+            let q = s
+                .operand(0)
+                .and_then(|a| into_tensor(a)?.div_mode(s.operand(1)?, Some("floor")));
+            Ok(vec![
+                Some(g.clone()),
+                q.ok().map(|q| g.mul(&q)?.neg()).transpose()?,
+            ])
+        },
+        "fmod" => |s, _, g| {
+            let q = s
+                .operand(0)
+                .and_then(|a| into_tensor(a)?.div_mode(s.operand(1)?, Some("trunc")));
+            Ok(vec![
+                Some(g.clone()),
+                q.ok().map(|q| g.mul(&q)?.neg()).transpose()?,
+            ])
+        },
+        "pow" => |s, _, g| pow(s, g),
+        "atan2" => |s, _, g| {
+            let (a, b) = (s.input(0)?, s.input(1)?);
+            let denom = a.square()?.add(&b.square()?)?;
+            Ok(vec![
+                Some(g.mul(&b)?.div(&denom)?),
+                Some(g.mul(&a)?.neg()?.div(&denom)?),
+            ])
+        },
+        "maximum" => |s, _, g| maximum_minimum(s, g, true),
+        "minimum" => |s, _, g| maximum_minimum(s, g, false),
+        "clamp" => |s, _, g| clamp(s, g, true, true),
+        "clamp_min" => |s, _, g| clamp(s, g, true, false),
+        "clamp_max" => |s, _, g| clamp(s, g, false, true),
+        "lerp" => |s, _, g| {
+            let w = s.operand(2)?;
+            let ga = g.mul(into_tensor(w.clone())?.rsub(1.0)?)?;
+            let gb = g.mul(w)?;
+            let gw = match s.scalar(2) {
+                Some(_) => None,
+                None => Some(g.mul(&s.input(1)?.sub(&s.input(0)?)?)?),
+            };
+            Ok(vec![Some(ga), Some(gb), gw])
+        },
+        "addcmul" => |s, p, g| {
+            let v = p[0];
+            Ok(vec![
+                Some(g.clone()),
+                Some(g.mul(&s.input(2)?)?.mul(v)?),
+                Some(g.mul(&s.input(1)?)?.mul(v)?),
+            ])
+        },
+        "addcdiv" => |s, p, g| {
+            let (t1, t2) = (s.input(1)?, s.input(2)?);
+            let v = p[0];
+            Ok(vec![
+                Some(g.clone()),
+                Some(g.div(&t2)?.mul(v)?),
+                Some(g.mul(&t1)?.div(&t2.square()?)?.mul(-v)?),
+            ])
+        },
+        "where" => |s, _, g| {
+            let cond = s.input(0)?;
+            Ok(vec![
+                None,
+                Some(g.masked_fill(&cond.logical_not()?, 0.0)?),
+                Some(g.masked_fill(&cond, 0.0)?),
+            ])
+        },
+        _ => return None,
+    };
+    Some(rule)
+}
+
+/// torch: ties share the gradient, NaN sends it to both inputs.
+fn maximum_minimum(s: &Saved<'_>, g: &Tensor, maximum: bool) -> Result<Vec<Option<Tensor>>> {
+    let (a, b) = (s.input(0)?, s.input(1)?);
+    let (a_loses, b_loses) = if maximum {
+        (a.lt(&b)?, a.gt(&b)?)
+    } else {
+        (a.gt(&b)?, a.lt(&b)?)
+    };
+    let shared = g.where_(&a.ne(&b)?, g.mul(0.5)?)?;
+    Ok(vec![
+        Some(shared.masked_fill(&a_loses, 0.0)?),
+        Some(shared.masked_fill(&b_loses, 0.0)?),
+    ])
 }
 
 fn into_tensor(o: Operand) -> Result<Tensor> {

@@ -88,8 +88,8 @@ pub fn derivative(op: &ShapeOp, node: &Node, g: &Tensor) -> Result<Vec<Option<Te
         ShapeOp::Triu { diagonal } => vec![Some(g.triu(*diagonal)?)],
         ShapeOp::Im2col { window } => vec![Some(g.col2im(window)?)],
         ShapeOp::Col2im { window } => vec![Some(g.im2col(window, 0.0)?)],
-        ShapeOp::Im2col3d { window } => vec![Some(g.col2im3d(window)?)],
-        ShapeOp::Col2im3d { window } => vec![Some(g.im2col3d(window, 0.0)?)],
+        ShapeOp::Im2col3d { window } => vec![Some(g.col2im(window)?)],
+        ShapeOp::Col2im3d { window } => vec![Some(g.im2col(window, 0.0)?)],
         ShapeOp::TakeAlong {
             dim,
             indices,

@@ -27,66 +27,48 @@ fn lp_finish(out: &Tensor, taps: isize, norm_type: f64) -> Result<Tensor> {
         .pow(1.0 / norm_type)
 }
 
-/// torch's `F.lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False)`.
-pub fn lp_pool1d(
+/// torch's `F.lp_pool{n}d`: the average pooling of `x^p` over `n` dims, times the taps, to the
+/// power `1 / p` (lp_pool1d takes its kernel size as given, the others one per dim).
+fn lp_pool(
+    n: usize,
     input: &Tensor,
     norm_type: f64,
     kernel_size: &[isize],
     stride: Option<&[isize]>,
     ceil_mode: bool,
 ) -> Result<Tensor> {
-    let out = avg_pool1d(
-        &input.pow(norm_type)?,
-        kernel_size,
-        stride,
-        &[0],
-        ceil_mode,
-        true,
-    )?;
-    lp_finish(&out, kernel_size.iter().product(), norm_type)
+    let taps: isize = match n {
+        1 => kernel_size.iter().product(),
+        _ => per_dim(kernel_size, n, "kernel_size")?.iter().product(),
+    };
+    let x = input.pow(norm_type)?;
+    let out = match n {
+        1 => avg_pool1d(&x, kernel_size, stride, &[0], ceil_mode, true),
+        2 => avg_pool2d(&x, kernel_size, stride, &[0], ceil_mode, true, None),
+        _ => avg_pool3d(&x, kernel_size, stride, &[0], ceil_mode, true, None),
+    }?;
+    lp_finish(&out, taps, norm_type)
 }
 
-/// torch's `F.lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False)`.
-pub fn lp_pool2d(
-    input: &Tensor,
-    norm_type: f64,
-    kernel_size: &[isize],
-    stride: Option<&[isize]>,
-    ceil_mode: bool,
-) -> Result<Tensor> {
-    let k = per_dim(kernel_size, 2, "kernel_size")?;
-    let out = avg_pool2d(
-        &input.pow(norm_type)?,
-        kernel_size,
-        stride,
-        &[0],
-        ceil_mode,
-        true,
-        None,
-    )?;
-    lp_finish(&out, k.iter().product(), norm_type)
+/// torch's `F.lp_pool{1,2,3}d(input, norm_type, kernel_size, stride=None, ceil_mode=False)`.
+macro_rules! lp_pool_fns {
+    ($($name:ident = $n:literal),*) => {
+        $(
+            #[doc = concat!("torch's `F.", stringify!($name), "(input, norm_type, kernel_size, stride=None, ceil_mode=False)`.")]
+            pub fn $name(
+                input: &Tensor,
+                norm_type: f64,
+                kernel_size: &[isize],
+                stride: Option<&[isize]>,
+                ceil_mode: bool,
+            ) -> Result<Tensor> {
+                lp_pool($n, input, norm_type, kernel_size, stride, ceil_mode)
+            }
+        )*
+    };
 }
 
-/// torch's `F.lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False)`.
-pub fn lp_pool3d(
-    input: &Tensor,
-    norm_type: f64,
-    kernel_size: &[isize],
-    stride: Option<&[isize]>,
-    ceil_mode: bool,
-) -> Result<Tensor> {
-    let k = per_dim(kernel_size, 3, "kernel_size")?;
-    let out = avg_pool3d(
-        &input.pow(norm_type)?,
-        kernel_size,
-        stride,
-        &[0],
-        ceil_mode,
-        true,
-        None,
-    )?;
-    lp_finish(&out, k.iter().product(), norm_type)
-}
+lp_pool_fns!(lp_pool1d = 1, lp_pool2d = 2, lp_pool3d = 3);
 
 /// torch's `_unpool_output_size`: the pooling's input size recovered from its arguments, or
 /// `output_size` (its last `n` sizes) checked to lie within a stride of it.
@@ -136,19 +118,23 @@ fn unpool_output_size(
     Ok(given.iter().map(|&v| v as usize).collect())
 }
 
-/// The kernel, stride (the kernel when omitted) and padding of an unpooling of `n` dims.
-fn unpool_args(
+/// The output size of an unpooling of `n` dims: its kernel, stride (the kernel when omitted)
+/// and padding read, then `unpool_output_size`.
+fn unpool_size(
     n: usize,
+    input: &Tensor,
     kernel_size: &[isize],
     stride: Option<&[isize]>,
     padding: &[isize],
-) -> Result<[Vec<isize>; 3]> {
+    output_size: Option<&[isize]>,
+) -> Result<Vec<usize>> {
     let kernel = per_dim(kernel_size, n, "kernel_size")?;
     let stride = match stride {
         None | Some([]) => kernel.clone(),
         Some(s) => per_dim(s, n, "stride")?,
     };
-    Ok([kernel, stride, per_dim(padding, n, "padding")?])
+    let padding = per_dim(padding, n, "padding")?;
+    unpool_output_size(input, &kernel, &stride, &padding, output_size)
 }
 
 /// torch's `F.max_unpool1d(input, indices, kernel_size, stride=None, padding=0,
@@ -161,8 +147,7 @@ pub fn max_unpool1d(
     padding: &[isize],
     output_size: Option<&[isize]>,
 ) -> Result<Tensor> {
-    let [k, s, p] = unpool_args(1, kernel_size, stride, padding)?;
-    let mut size = unpool_output_size(input, &k, &s, &p, output_size)?;
+    let mut size = unpool_size(1, input, kernel_size, stride, padding, output_size)?;
     size.push(1);
     max_unpool(&input.unsqueeze(-1)?, &indices.unsqueeze(-1)?, &size)?.squeeze_dims(&[-1])
 }
@@ -177,9 +162,11 @@ pub fn max_unpool2d(
     padding: &[isize],
     output_size: Option<&[isize]>,
 ) -> Result<Tensor> {
-    let [k, s, p] = unpool_args(2, kernel_size, stride, padding)?;
-    let size = unpool_output_size(input, &k, &s, &p, output_size)?;
-    max_unpool(input, indices, &size)
+    max_unpool(
+        input,
+        indices,
+        &unpool_size(2, input, kernel_size, stride, padding, output_size)?,
+    )
 }
 
 /// torch's `F.max_unpool3d(input, indices, kernel_size, stride=None, padding=0,
@@ -192,7 +179,9 @@ pub fn max_unpool3d(
     padding: &[isize],
     output_size: Option<&[isize]>,
 ) -> Result<Tensor> {
-    let [k, s, p] = unpool_args(3, kernel_size, stride, padding)?;
-    let size = unpool_output_size(input, &k, &s, &p, output_size)?;
-    max_unpool(input, indices, &size)
+    max_unpool(
+        input,
+        indices,
+        &unpool_size(3, input, kernel_size, stride, padding, output_size)?,
+    )
 }

@@ -4,22 +4,13 @@
 
 use borch_tensor::{BorchError, Result, Scalar, Tensor};
 
+use super::pooling::{
+    adaptive_avg, avg_pool, max_pool, output_size_repr, refuse_indices, signed, size,
+};
 use crate::functional as F;
 use crate::module::Module;
 use crate::repr::{py_bool, py_float, py_tuple};
 use crate::{display_as_repr, training_flag};
-
-/// A size as torch stores it: as given, an int or a tuple.
-fn size(v: &[usize]) -> String {
-    match v {
-        [one] => one.to_string(),
-        _ => py_tuple(v),
-    }
-}
-
-fn signed(v: &[usize]) -> Vec<isize> {
-    v.iter().map(|&x| x as isize).collect()
-}
 
 /// torch's `_single` / `_pair` / `_triple` as it prints: always a tuple of `n`.
 fn tuple_of(v: &[usize], n: usize) -> String {
@@ -27,101 +18,6 @@ fn tuple_of(v: &[usize], n: usize) -> String {
         [one] => py_tuple(&vec![*one; n]),
         _ => py_tuple(v),
     }
-}
-
-fn refuse_indices(name: &str) -> BorchError {
-    // The functional form's name: MaxPool1d → max_pool1d, AdaptiveMaxPool2d → adaptive_max_pool2d.
-    let mut f = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            f.push('_');
-        }
-        f.push(c.to_ascii_lowercase());
-    }
-    BorchError::NotImplemented(format!(
-        "{name}(return_indices=True): a borch module's forward returns one tensor; call \
-         forward_with_indices for the values and the indices (or F.{f}(…, return_indices=True))"
-    ))
-}
-
-macro_rules! max_pool {
-    ($name:ident, $values:path, $with_indices:path, $doc:literal) => {
-        #[doc = $doc]
-        pub struct $name {
-            pub kernel_size: Vec<usize>,
-            /// The kernel size when not given (torch's `stride=None`).
-            pub stride: Vec<usize>,
-            pub padding: Vec<usize>,
-            pub dilation: Vec<usize>,
-            pub return_indices: bool,
-            pub ceil_mode: bool,
-            training: bool,
-        }
-
-        impl $name {
-            /// torch's full signature; `stride` `None` is the kernel size.
-            pub fn new(
-                kernel_size: &[usize],
-                stride: Option<&[usize]>,
-                padding: &[usize],
-                dilation: &[usize],
-                return_indices: bool,
-                ceil_mode: bool,
-            ) -> $name {
-                $name {
-                    kernel_size: kernel_size.to_vec(),
-                    stride: stride.unwrap_or(kernel_size).to_vec(),
-                    padding: padding.to_vec(),
-                    dilation: dilation.to_vec(),
-                    return_indices,
-                    ceil_mode,
-                    training: true,
-                }
-            }
-
-            /// The pooled values and the flat index of each maximum in its input plane.
-            pub fn forward_with_indices(&self, input: &Tensor) -> Result<(Tensor, Tensor)> {
-                $with_indices(
-                    input,
-                    &signed(&self.kernel_size),
-                    Some(&signed(&self.stride)),
-                    &signed(&self.padding),
-                    &signed(&self.dilation),
-                    self.ceil_mode,
-                )
-            }
-        }
-
-        impl Module for $name {
-            fn forward(&self, input: &Tensor) -> Result<Tensor> {
-                if self.return_indices {
-                    return Err(refuse_indices(stringify!($name)));
-                }
-                $values(
-                    input,
-                    &signed(&self.kernel_size),
-                    Some(&signed(&self.stride)),
-                    &signed(&self.padding),
-                    &signed(&self.dilation),
-                    self.ceil_mode,
-                )
-            }
-            fn name(&self) -> String {
-                stringify!($name).into()
-            }
-            fn extra_repr(&self) -> String {
-                format!(
-                    "kernel_size={}, stride={}, padding={}, dilation={}, ceil_mode={}",
-                    size(&self.kernel_size),
-                    size(&self.stride),
-                    size(&self.padding),
-                    size(&self.dilation),
-                    py_bool(self.ceil_mode)
-                )
-            }
-            training_flag!();
-        }
-    };
 }
 
 max_pool!(
@@ -195,110 +91,12 @@ impl Module for AvgPool1d {
     training_flag!();
 }
 
-/// torch's `nn.AvgPool3d(kernel_size, stride=None, padding=0, ceil_mode=False,
-/// count_include_pad=True, divisor_override=None)`.
-pub struct AvgPool3d {
-    pub kernel_size: Vec<usize>,
-    pub stride: Vec<usize>,
-    pub padding: Vec<usize>,
-    pub ceil_mode: bool,
-    pub count_include_pad: bool,
-    pub divisor_override: Option<isize>,
-    training: bool,
-}
-
-impl AvgPool3d {
-    /// torch's full signature; `stride` `None` is the kernel size.
-    pub fn new(
-        kernel_size: &[usize],
-        stride: Option<&[usize]>,
-        padding: &[usize],
-        ceil_mode: bool,
-        count_include_pad: bool,
-        divisor_override: Option<isize>,
-    ) -> AvgPool3d {
-        AvgPool3d {
-            kernel_size: kernel_size.to_vec(),
-            stride: stride.unwrap_or(kernel_size).to_vec(),
-            padding: padding.to_vec(),
-            ceil_mode,
-            count_include_pad,
-            divisor_override,
-            training: true,
-        }
-    }
-}
-
-impl Module for AvgPool3d {
-    fn forward(&self, input: &Tensor) -> Result<Tensor> {
-        F::avg_pool3d(
-            input,
-            &signed(&self.kernel_size),
-            Some(&signed(&self.stride)),
-            &signed(&self.padding),
-            self.ceil_mode,
-            self.count_include_pad,
-            self.divisor_override,
-        )
-    }
-    fn name(&self) -> String {
-        "AvgPool3d".into()
-    }
-    fn extra_repr(&self) -> String {
-        format!(
-            "kernel_size={}, stride={}, padding={}",
-            size(&self.kernel_size),
-            size(&self.stride),
-            size(&self.padding)
-        )
-    }
-    training_flag!();
-}
-
-/// `output_size=…` as torch prints it (`None` for a kept size).
-fn output_size_repr(sizes: &[Option<usize>]) -> String {
-    let show = |s: &Option<usize>| s.map_or("None".to_string(), |x| x.to_string());
-    let shown = match sizes {
-        [one] => show(one),
-        items => format!(
-            "({})",
-            items.iter().map(show).collect::<Vec<_>>().join(", ")
-        ),
-    };
-    format!("output_size={shown}")
-}
-
-macro_rules! adaptive_avg {
-    ($name:ident, $f:path, $doc:literal) => {
-        #[doc = $doc]
-        pub struct $name {
-            pub output_size: Vec<Option<usize>>,
-            training: bool,
-        }
-
-        impl $name {
-            pub fn new(output_size: &[Option<usize>]) -> $name {
-                $name {
-                    output_size: output_size.to_vec(),
-                    training: true,
-                }
-            }
-        }
-
-        impl Module for $name {
-            fn forward(&self, input: &Tensor) -> Result<Tensor> {
-                $f(input, &self.output_size)
-            }
-            fn name(&self) -> String {
-                stringify!($name).into()
-            }
-            fn extra_repr(&self) -> String {
-                output_size_repr(&self.output_size)
-            }
-            training_flag!();
-        }
-    };
-}
+avg_pool!(
+    AvgPool3d,
+    F::avg_pool3d,
+    "torch's `nn.AvgPool3d(kernel_size, stride=None, padding=0, ceil_mode=False, \
+     count_include_pad=True, divisor_override=None)`."
+);
 
 adaptive_avg!(
     AdaptiveAvgPool1d,

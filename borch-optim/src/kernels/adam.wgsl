@@ -1,7 +1,6 @@
 // torch.optim.Adam / AdamW, _single_tensor_adam (capturable=False), for one parameter.
-// s(0) = lr / bias_correction1, s(1) = sqrt(bias_correction2), s(2) = eps,
-// s(3) = weight_decay, s(4) = 1 - lr * weight_decay, s(5) = 1 - beta1, s(6) = beta2,
-// s(7) = 1 - beta2.
+// s(0)-s(4) as `//#use adam_moments` reads them, s(5) = lr / bias_correction1,
+// s(6) = sqrt(bias_correction2), s(7) = eps.
 @group(0) @binding(#) var<storage, read_write> param: array<f32>;
 @group(0) @binding(#) var<storage, read> grad: array<f32>;
 @group(0) @binding(#) var<storage, read_write> exp_avg: array<f32>;
@@ -10,42 +9,17 @@
 @group(0) @binding(#) var<storage, read_write> max_exp_avg_sq: array<f32>;
 //#endif
 
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if (i >= n()) { return; }
-    var x = param[at(B_param) + i];
-    var g = grad[at(B_grad) + i];
-//#if MAXIMIZE
-    g = -g;
-//#endif
-//#if WEIGHT_DECAY
-//#if DECOUPLED
-    x = x * s(4);
-//#endif
-//#if !DECOUPLED
-    g = g + s(3) * x;
-//#endif
-//#endif
-    var m = 0.0;
-    if (!fresh(B_exp_avg)) { m = exp_avg[at(B_exp_avg) + i]; }
-    var v = 0.0;
-    if (!fresh(B_exp_avg_sq)) { v = exp_avg_sq[at(B_exp_avg_sq) + i]; }
-    m = lerp_(m, g, s(5));
-    v = v * s(6);
-    v = v + s(7) * g * g;
-    exp_avg[at(B_exp_avg) + i] = m;
-    exp_avg_sq[at(B_exp_avg_sq) + i] = v;
+//#use main
+//#use adam_moments
 //#if AMSGRAD
     var vmax = 0.0;
     if (!fresh(B_max_exp_avg_sq)) { vmax = max_exp_avg_sq[at(B_max_exp_avg_sq) + i]; }
     vmax = max_f(vmax, v);
     max_exp_avg_sq[at(B_max_exp_avg_sq) + i] = vmax;
-    let denom = sqrt(vmax) / s(1) + s(2);
+    let denom = sqrt(vmax) / s(6) + s(7);
 //#endif
 //#if !AMSGRAD
-    let denom = sqrt(v) / s(1) + s(2);
+    let denom = sqrt(v) / s(6) + s(7);
 //#endif
-    param[at(B_param) + i] = x + (-s(0)) * m / denom;
+    param[at(B_param) + i] = x + (-s(5)) * m / denom;
 }

@@ -4,16 +4,7 @@
 @group(0) @binding(#) var<storage, read> grad: array<f32>;
 @group(0) @binding(#) var<storage, read_write> ax: array<f32>;
 
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if (i >= n()) { return; }
-    var x = param[at(B_param) + i];
-    var g = grad[at(B_grad) + i];
-//#if MAXIMIZE
-    g = -g;
-//#endif
+//#use main
 //#if WEIGHT_DECAY
     g = g + s(3) * x;
 //#endif

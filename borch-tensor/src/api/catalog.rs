@@ -63,31 +63,35 @@ fn from_table() -> Vec<Entry> {
     table::ALL
         .iter()
         .filter(|op| op.arity <= 2 && !NOT_FROM_TABLE.contains(&op.name))
-        .map(|&op| {
-            let mut params = Vec::new();
-            if op.arity == 2 {
-                params.push(Param {
-                    name: "other",
-                    kind: Kind::Operand,
-                    default: super::signature::Default::Required,
-                    varargs: false,
-                });
-            }
-            params.extend(op.params.iter().map(|&(name, d)| Param {
-                name,
-                kind: Kind::Float,
-                default: super::signature::Default::Float(d),
-                varargs: false,
-            }));
-            Entry {
-                name: op.name,
-                form: Form::Both,
-                params,
-                returns: Returns::Tensor,
-                call: Call::Map(op),
-            }
+        .map(|&op| Entry {
+            name: op.name,
+            form: Form::Both,
+            params: table_params(op),
+            returns: Returns::Tensor,
+            call: Call::Map(op),
         })
         .collect()
+}
+
+/// The parameters of a table op after `self`: `other` for a binary op, then its scalar
+/// parameters with their defaults.
+pub(super) fn table_params(op: &table::MapOp) -> Vec<Param> {
+    let mut params = Vec::new();
+    if op.arity == 2 {
+        params.push(Param {
+            name: "other",
+            kind: Kind::Operand,
+            default: super::signature::Default::Required,
+            varargs: false,
+        });
+    }
+    params.extend(op.params.iter().map(|&(name, d)| Param {
+        name,
+        kind: Kind::Float,
+        default: super::signature::Default::Float(d),
+        varargs: false,
+    }));
+    params
 }
 
 type Body = fn(&Args) -> Result<Value>;

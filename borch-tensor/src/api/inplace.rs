@@ -6,104 +6,26 @@ use crate::ops::table::{self, MapOp};
 use crate::scalar::Operand;
 
 use super::args::Args;
-use super::signature::{Call, Entry, Form, Kind, Param, Returns, parse_params};
+use super::signature::{Call, Entry, Form, Returns, parse_params};
 use super::value::Value;
-
-/// Table ops whose in-place form torch offers as `Tensor.<name>_` with the op's own signature
-/// (torch 2.15: `hasattr(torch.Tensor, name + "_")`); div, clamp, lerp, addcmul, addcdiv and
-/// nan_to_num have hand-written signatures below.
-const TABLE_INPLACE: &[&str] = &[
-    "abs",
-    "neg",
-    "exp",
-    "exp2",
-    "expm1",
-    "log",
-    "log2",
-    "log10",
-    "log1p",
-    "sqrt",
-    "rsqrt",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "asinh",
-    "acosh",
-    "atanh",
-    "sigmoid",
-    "relu",
-    "erf",
-    "erfc",
-    "floor",
-    "ceil",
-    "round",
-    "trunc",
-    "frac",
-    "sign",
-    "reciprocal",
-    "square",
-    "logical_not",
-    "bitwise_not",
-    "add",
-    "sub",
-    "mul",
-    "remainder",
-    "fmod",
-    "pow",
-    "atan2",
-    "eq",
-    "ne",
-    "lt",
-    "le",
-    "gt",
-    "ge",
-    "logical_and",
-    "logical_or",
-    "logical_xor",
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
-    "clamp_min",
-    "clamp_max",
-];
 
 fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
+/// `Tensor.<name>_` for every table op whose row says torch offers it with the op's own
+/// signature (torch 2.15: `hasattr(torch.Tensor, name + "_")`).
 fn from_table() -> Vec<Entry> {
-    TABLE_INPLACE
+    table::ALL
         .iter()
-        .filter_map(|name| table::find(name))
-        .map(|op| {
-            let mut params = Vec::new();
-            if op.arity == 2 {
-                params.push(Param {
-                    name: "other",
-                    kind: Kind::Operand,
-                    default: super::signature::Default::Required,
-                    varargs: false,
-                });
-            }
-            params.extend(op.params.iter().map(|&(name, d)| Param {
-                name,
-                kind: Kind::Float,
-                default: super::signature::Default::Float(d),
-                varargs: false,
-            }));
-            Entry {
-                name: leak(format!("{}_", op.name)),
-                form: Form::Method,
-                params,
-                returns: Returns::SelfInPlace,
-                call: Call::MapInPlace(op),
-            }
+        .copied()
+        .filter(|op| op.inplace)
+        .map(|op| Entry {
+            name: leak(format!("{}_", op.name)),
+            form: Form::Method,
+            params: super::catalog::table_params(op),
+            returns: Returns::SelfInPlace,
+            call: Call::MapInPlace(op),
         })
         .collect()
 }

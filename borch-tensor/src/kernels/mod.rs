@@ -13,7 +13,6 @@ pub(crate) mod scatter;
 pub(crate) mod sort;
 pub(crate) mod tri;
 pub(crate) mod unfold;
-pub(crate) mod unfold3d;
 
 use borch_device::{Binding, Device, Kernel, WORKGROUP_SIZE, grid_for};
 
@@ -52,10 +51,10 @@ pub(crate) fn w(x: isize) -> u32 {
 pub(crate) fn shape_sources() -> Vec<(String, String)> {
     use crate::dtype::DType;
     let mut out = vec![("one_hot".to_string(), one_hot::source())];
-    out.push(("im2col".to_string(), unfold::im2col_source()));
-    out.push(("col2im".to_string(), unfold::col2im_source()));
-    out.push(("im2col3d".to_string(), unfold3d::im2col3d_source()));
-    out.push(("col2im3d".to_string(), unfold3d::col2im3d_source()));
+    out.push(("im2col".to_string(), unfold::im2col_source::<2>()));
+    out.push(("col2im".to_string(), unfold::col2im_source::<2>()));
+    out.push(("im2col3d".to_string(), unfold::im2col_source::<3>()));
+    out.push(("col2im3d".to_string(), unfold::col2im_source::<3>()));
     for dt in [DType::Float32, DType::Int64, DType::Bool] {
         let n = dt.name();
         out.push((format!("gather|{n}"), gather::source(dt)));

@@ -237,6 +237,27 @@ pub(crate) struct Resolved {
     pub groups: usize,
 }
 
+/// torch's first checks of a convolution `name` over `spatial` dims (the input's rank, the
+/// dtypes); the weight's spatial dims.
+pub(crate) fn check_input(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    name: &str,
+    spatial: usize,
+) -> Result<usize> {
+    if input.dim() != spatial + 1 && input.dim() != spatial + 2 {
+        return runtime(format!(
+            "Expected {}D (unbatched) or {}D (batched) input to {name}, but got input of size: {}",
+            spatial + 1,
+            spatial + 2,
+            fmt_list(input.shape())
+        ));
+    }
+    check_dtypes(input, weight, bias, name)?;
+    Ok(weight.dim().saturating_sub(2))
+}
+
 /// torch's checks of a `conv{spatial}d` call, in its order.
 pub(crate) fn resolve(
     input: &Tensor,
@@ -246,16 +267,7 @@ pub(crate) fn resolve(
     spatial: usize,
 ) -> Result<Resolved> {
     let name = format!("conv{spatial}d");
-    if input.dim() != spatial + 1 && input.dim() != spatial + 2 {
-        return runtime(format!(
-            "Expected {}D (unbatched) or {}D (batched) input to {name}, but got input of size: {}",
-            spatial + 1,
-            spatial + 2,
-            fmt_list(input.shape())
-        ));
-    }
-    check_dtypes(input, weight, bias, &name)?;
-    let weight_dims = weight.dim().saturating_sub(2);
+    let weight_dims = check_input(input, weight, bias, &name, spatial)?;
     let stride = expand(p.stride, "stride", spatial, weight_dims)?;
     let dilation = expand(p.dilation, "dilation", spatial, weight_dims)?;
     // Padding before the first row/column, and extra after the last ('same' with an even span).

@@ -3,8 +3,8 @@
 
 use crate::error::Result;
 use crate::ops::conv::{Padding, Params, Resolved, resolve, weigh_columns};
+use crate::ops::unfold::Window3d;
 use crate::ops::unfold::{in_chunks, rows_per_buffer};
-use crate::ops::window3d::Window3d;
 use crate::tensor::Tensor;
 
 /// torch's `conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)`:
@@ -61,7 +61,7 @@ pub fn conv3d(
         let (n, c) = (xs.shape()[0], xs.shape()[1]);
         let [d, h, w] = window.input.map(|v| v as isize);
         let volumes = xs.reshape(&[(n * c) as isize, d, h, w])?;
-        let cols = volumes.im2col3d(&window, 0.0)?;
+        let cols = volumes.im2col(&window, 0.0)?;
         Ok(vec![weigh_columns(&cols, [n, c], weight, bias, groups)?])
     })?;
     let out = out.remove(0).view_as_shape(&shape)?;

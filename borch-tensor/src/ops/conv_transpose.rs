@@ -4,9 +4,8 @@
 
 use crate::error::{Result, runtime};
 use crate::layout::fmt_list;
-use crate::ops::conv::{check_dtypes, check_weight_groups, expand, unsigned};
-use crate::ops::unfold::{Window2d, in_chunks, rows_per_buffer};
-use crate::ops::window3d::Window3d;
+use crate::ops::conv::{check_input, check_weight_groups, expand, unsigned};
+use crate::ops::unfold::{Window, in_chunks, rows_per_buffer};
 use crate::tensor::Tensor;
 
 /// The hyper-parameters of one transposed convolution, as torch takes them.
@@ -160,16 +159,7 @@ fn transposed(
     spatial: usize,
 ) -> Result<Tensor> {
     let name = format!("conv_transpose{spatial}d");
-    if input.dim() != spatial + 1 && input.dim() != spatial + 2 {
-        return runtime(format!(
-            "Expected {}D (unbatched) or {}D (batched) input to {name}, but got input of size: {}",
-            spatial + 1,
-            spatial + 2,
-            fmt_list(input.shape())
-        ));
-    }
-    check_dtypes(input, weight, bias, &name)?;
-    let weight_dims = weight.dim().saturating_sub(2);
+    let weight_dims = check_input(input, weight, bias, &name, spatial)?;
     let stride = expand(a.stride, "stride", spatial, weight_dims)?;
     let padding = expand(a.padding, "padding", spatial, weight_dims)?;
     let dilation = expand(a.dilation, "dilation", spatial, weight_dims)?;
@@ -275,31 +265,21 @@ fn columns(
 
 /// The columns added back into output planes (volumes) where their windows lie.
 fn scatter_back(cols: &Tensor, dims: &[Dim]) -> Result<Tensor> {
-    let get = |f: fn(&Dim) -> usize| -> Vec<usize> { dims.iter().map(f).collect() };
-    let out: Vec<usize> = dims.iter().map(|d| d.output() as usize).collect();
-    let (input, kernel, stride) = (get(|d| d.input), get(|d| d.kernel), get(|d| d.stride));
-    let (padding, dilation) = (get(|d| d.padding), get(|d| d.dilation));
+    /// The window of the convolution this transposes: its output is our input.
+    fn window<const N: usize>(dims: &[Dim]) -> Window<N> {
+        let get = |f: &dyn Fn(&Dim) -> usize| std::array::from_fn(|i| f(&dims[i]));
+        Window {
+            input: get(&|d| d.output() as usize),
+            output: get(&|d| d.input),
+            kernel: get(&|d| d.kernel),
+            stride: get(&|d| d.stride),
+            padding: get(&|d| d.padding),
+            dilation: get(&|d| d.dilation),
+        }
+    }
     if dims.len() == 2 {
-        let two = |v: &[usize]| [v[0], v[1]];
-        let window = Window2d {
-            input: two(&out),
-            output: two(&input),
-            kernel: two(&kernel),
-            stride: two(&stride),
-            padding: two(&padding),
-            dilation: two(&dilation),
-        };
-        cols.col2im(&window)
+        cols.col2im(&window::<2>(dims))
     } else {
-        let three = |v: &[usize]| [v[0], v[1], v[2]];
-        let window = Window3d {
-            input: three(&out),
-            output: three(&input),
-            kernel: three(&kernel),
-            stride: three(&stride),
-            padding: three(&padding),
-            dilation: three(&dilation),
-        };
-        cols.col2im3d(&window)
+        cols.col2im(&window::<3>(dims))
     }
 }

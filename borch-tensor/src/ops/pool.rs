@@ -1,43 +1,54 @@
-//! 2-D pooling, composed: the windows laid out as columns (`im2col`, padded with -inf for max
-//! and 0 for average), then `max` along the taps (whose first index of the maximum is torch's
-//! choice, and whose backward sends the gradient there alone) or a sum divided by torch's
-//! divisor. Adaptive average pooling is two matmuls with averaging matrices.
+//! Max and average pooling of any rank, composed: the windows laid out as columns (`im2col`,
+//! padded with -inf for max and 0 for average), then `max` along the taps (whose first index of
+//! the maximum is torch's choice, and whose backward sends the gradient there alone) or a sum
+//! divided by torch's divisor. This file holds the shared core and the 2-D functions
+//! (`pool_nd.rs` has the 1-D and 3-D ones); adaptive average pooling is two matmuls with
+//! averaging matrices.
 
 use crate::dtype::DType;
 use crate::error::{Result, not_impl, runtime};
 use crate::layout::{fmt_list, wrap_dim};
-use crate::ops::unfold::{Window2d, in_chunks, rows_per_buffer};
+use crate::ops::unfold::{Sliding, Window, in_chunks, rows_per_buffer};
 use crate::tensor::Tensor;
 
-/// `[h, w]` from one value or two, with torch's message naming the argument.
-fn pair(v: &[isize], op: &str, what: &str, form: &str) -> Result<[isize; 2]> {
+/// `[x; N]` from one value or `N`, with torch's message naming the argument.
+fn sizes<const N: usize>(v: &[isize], op: &str, what: &str, form: &str) -> Result<[isize; N]> {
     match v {
-        [x] => Ok([*x, *x]),
-        [h, w] => Ok([*h, *w]),
+        [x] => Ok([*x; N]),
+        _ if v.len() == N => Ok(std::array::from_fn(|i| v[i])),
         _ => runtime(format!("{op}: {what} must {form}")),
     }
 }
 
-/// A pooling window's kernel size, stride (the kernel size when omitted) and padding, each as
-/// (height, width), with torch's messages for wrong lengths.
-fn window_pairs(
+/// `two` or `three`, as torch's messages count a pooling's dims.
+fn count(n: usize) -> &'static str {
+    if n == 2 { "two" } else { "three" }
+}
+
+/// A pooling window's kernel size, stride (the kernel size when omitted) and padding, with
+/// torch's messages for wrong lengths (`be` is how they start: `either be` or `be`).
+pub(crate) fn window_args<const N: usize>(
     op: &str,
+    be: &str,
     kernel_size: &[isize],
     stride: Option<&[isize]>,
     padding: &[isize],
-) -> Result<[[isize; 2]; 3]> {
-    let single_or_two = "either be a single int, or a tuple of two ints";
-    let kernel = pair(kernel_size, op, "kernel_size", single_or_two)?;
+) -> Result<[[isize; N]; 3]> {
+    let single = format!("{be} a single int, or a tuple of {} ints", count(N));
+    let kernel = sizes(kernel_size, op, "kernel_size", &single)?;
     let stride = match stride {
         None | Some([]) => kernel,
-        Some(s) => pair(
+        Some(s) => sizes(
             s,
             op,
             "stride",
-            "either be omitted, a single int, or a tuple of two ints",
+            &format!(
+                "{be} omitted, a single int, or a tuple of {} ints",
+                count(N)
+            ),
         )?,
     };
-    Ok([kernel, stride, pair(padding, op, "padding", single_or_two)?])
+    Ok([kernel, stride, sizes(padding, op, "padding", &single)?])
 }
 
 /// torch's `div_rtn`: division rounding toward negative infinity.
@@ -89,24 +100,34 @@ pub(crate) fn output_size(
     })
 }
 
-/// The arguments of a 2-D pooling, each `[h, w]`.
-struct Pool {
-    kernel: [isize; 2],
-    stride: [isize; 2],
-    padding: [isize; 2],
-    dilation: [isize; 2],
+/// The arguments of an `N`-D pooling, each one per dim.
+pub(crate) struct Pool<const N: usize> {
+    pub kernel: [isize; N],
+    pub stride: [isize; N],
+    pub padding: [isize; N],
+    pub dilation: [isize; N],
 }
 
-/// torch's `pool2d_shape_check` and output sizes: the window of a pooling over the last two
-/// dims of a 3-D or 4-D input.
-fn window(input: &Tensor, p: &Pool, ceil: bool) -> Result<Window2d> {
+/// `{prefix}T: 1 {prefix}H: 2 {prefix}W: 3`, as torch's messages list a value per dim.
+fn per_dim<const N: usize>(prefix: &str, v: [isize; N]) -> String {
+    let letters = &["T", "H", "W"][3 - N..];
+    let named: Vec<String> = (0..N)
+        .map(|i| format!("{prefix}{}: {}", letters[i], v[i]))
+        .collect();
+    named.join(" ")
+}
+
+/// torch's output sizes and `pool2d_shape_check` / `pool3d_shape_check` (`avg` at 3-D also
+/// checks the input covers the kernel): the window of a pooling over the last `N` dims of an
+/// input of `N + 1` or `N + 2` dims.
+fn window<const N: usize>(input: &Tensor, p: &Pool<N>, ceil: bool, avg: bool) -> Result<Window<N>> {
     let x = input.shape();
     let r = x.len();
-    let (h, w) = (x[r - 2] as isize, x[r - 1] as isize);
-    let mut out = [0isize; 2];
-    for (i, size) in [h, w].into_iter().enumerate() {
+    let size: [isize; N] = std::array::from_fn(|i| x[r - N + i] as isize);
+    let mut out = [0isize; N];
+    for i in 0..N {
         out[i] = output_size(
-            size,
+            size[i],
             p.kernel[i],
             p.padding[i],
             p.stride[i],
@@ -114,52 +135,80 @@ fn window(input: &Tensor, p: &Pool, ceil: bool) -> Result<Window2d> {
             ceil,
         )?;
     }
-    let [kh, kw] = p.kernel;
-    if kh <= 0 || kw <= 0 {
+    if p.kernel.iter().any(|&k| k <= 0) {
         return runtime(format!(
-            "kernel size should be greater than zero, but got kH: {kh} kW: {kw}"
+            "kernel size should be greater than zero, but got {}",
+            per_dim("k", p.kernel)
         ));
     }
-    let [sh, sw] = p.stride;
-    if sh <= 0 || sw <= 0 {
+    if p.stride.iter().any(|&s| s <= 0) {
         return runtime(format!(
-            "stride should be greater than zero, but got dH: {sh} dW: {sw}"
+            "stride should be greater than zero, but got {}",
+            per_dim("d", p.stride)
         ));
     }
-    let [dh, dw] = p.dilation;
-    if dh <= 0 || dw <= 0 {
+    if p.dilation.iter().any(|&d| d <= 0) {
         return runtime(format!(
-            "dilation should be greater than zero, but got dilationH: {dh} dilationW: {dw}"
+            "dilation should be greater than zero, but got {}",
+            per_dim("dilation", p.dilation)
         ));
     }
-    let valid = x[r - 3] != 0 && x[r - 2] != 0 && x[r - 1] != 0 && (r == 3 || x[1] != 0);
-    if !valid {
+    // Every dim but the batch dim is non-empty.
+    if x.iter()
+        .enumerate()
+        .any(|(i, &d)| d == 0 && !(r == N + 2 && i == 0))
+    {
+        return runtime(if N == 2 {
+            format!(
+                "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, \
+                 but got:{}",
+                fmt_list(x)
+            )
+        } else {
+            format!(
+                "{}_pool3d(): Expected input's non-batch dimensions to have positive length, but \
+                 input has a shape of {} and non-batch dimension 0 has length zero!",
+                if avg { "avg" } else { "max" },
+                fmt_list(x)
+            )
+        });
+    }
+    if N == 3 && avg && (0..N).any(|i| size[i] < p.kernel[i]) {
         return runtime(format!(
-            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but \
-             got:{}",
-            fmt_list(x)
+            "input image ({}) smaller than kernel size ({})",
+            per_dim("", size),
+            per_dim("k", p.kernel)
         ));
     }
-    let [ph, pw] = p.padding;
-    if kw / 2 < pw || kh / 2 < ph {
+    if (0..N).any(|i| p.kernel[i] / 2 < p.padding[i]) {
+        let (k, pad) = (p.kernel, p.padding);
+        return runtime(if N == 2 {
+            format!(
+                "pad should be smaller than or equal to half of kernel size, but got padW = {}, \
+                 padH = {}, kW = {}, kH = {}",
+                pad[1], pad[0], k[1], k[0]
+            )
+        } else {
+            format!(
+                "pad should be smaller than or equal to half of kernel size, but got kT: {} kW: \
+                 {} kH: {} padT: {} padW: {} padH: {}",
+                k[0], k[2], k[1], pad[0], pad[2], pad[1]
+            )
+        });
+    }
+    if out.iter().any(|&o| o < 1) {
+        let c = x[r - N - 1];
+        let sizes = |v: [isize; N]| v.map(|s| s.to_string()).join("x");
         return runtime(format!(
-            "pad should be smaller than or equal to half of kernel size, but got padW = {pw}, \
-             padH = {ph}, kW = {kw}, kH = {kh}"
+            "Given input size: ({c}x{}). Calculated output size: ({c}x{}). Output size is too \
+             small",
+            sizes(size),
+            sizes(out)
         ));
     }
-    if out[0] < 1 || out[1] < 1 {
-        return runtime(format!(
-            "Given input size: ({}x{h}x{w}). Calculated output size: ({}x{}x{}). Output size is \
-             too small",
-            x[r - 3],
-            x[r - 3],
-            out[0],
-            out[1]
-        ));
-    }
-    let u = |v: [isize; 2]| v.map(|x| x as usize);
-    Ok(Window2d {
-        input: [h as usize, w as usize],
+    let u = |v: [isize; N]| v.map(|x| x as usize);
+    Ok(Window {
+        input: u(size),
         output: u(out),
         kernel: u(p.kernel),
         stride: u(p.stride),
@@ -178,134 +227,54 @@ pub(crate) fn check_float(input: &Tensor, op: &str) -> Result<()> {
     Ok(())
 }
 
-/// `reduce` of the input's planes `(B, H, W)` as columns `(B, kh * kw, OH * OW)` (padded with
-/// `pad_value`), in chunks of planes where all the columns would not fit one buffer.
-fn pooled(
+/// `reduce` of the input's planes `(B, H, W)` (volumes `(B, D, H, W)`) as columns
+/// `(B, taps, windows)` (padded with `pad_value`), in chunks where all the columns would not fit
+/// one buffer.
+fn pooled<const N: usize>(
     input: &Tensor,
-    w: &Window2d,
+    w: &Window<N>,
     pad_value: f32,
     reduce: impl Fn(Tensor) -> Result<Vec<Tensor>>,
-) -> Result<Vec<Tensor>> {
-    let planes = input.reshape(&[-1, w.input[0] as isize, w.input[1] as isize])?;
+) -> Result<Vec<Tensor>>
+where
+    Window<N>: Sliding,
+{
+    let mut shape = vec![-1];
+    shape.extend(w.input.map(|v| v as isize));
+    let inputs = input.reshape(&shape)?;
     let rows = rows_per_buffer(
         input.device(),
         crate::size::bytes_of(w.taps()) * w.windows() as u64,
     );
-    in_chunks(&planes, rows, |p| reduce(p.im2col(w, pad_value)?))
+    in_chunks(&inputs, rows, |p| reduce(p.im2col(w, pad_value)?))
 }
 
-/// `t` of `(B, OH * OW)` shaped as the input with the pooled sizes last.
-fn unplanes(t: &Tensor, input: &Tensor, w: &Window2d) -> Result<Tensor> {
+/// `t` of `(B, windows)` shaped as the input with the pooled sizes last.
+fn unpooled<const N: usize>(t: &Tensor, input: &Tensor, w: &Window<N>) -> Result<Tensor> {
     let r = input.dim();
-    let mut shape = input.shape()[..r - 2].to_vec();
+    let mut shape = input.shape()[..r - N].to_vec();
     shape.extend(w.output);
     t.view_as_shape(&shape)
 }
 
 /// The arguments of max pooling after torch's checks of their lengths and of the input's rank.
-fn max_pool_window(
+pub(crate) fn max_pool_window<const N: usize>(
+    op: &str,
     input: &Tensor,
     kernel_size: &[isize],
     stride: Option<&[isize]>,
     padding: &[isize],
     dilation: &[isize],
     ceil_mode: bool,
-) -> Result<Window2d> {
-    let op = "max_pool2d";
-    let [kernel, stride, padding] = window_pairs(op, kernel_size, stride, padding)?;
-    let dilation = pair(
-        dilation,
-        op,
-        "dilation",
-        "be either a single int, or a tuple of two ints",
-    )?;
-    if input.dim() != 3 && input.dim() != 4 {
-        return runtime("non-empty 3D or 4D (batch mode) tensor expected for input");
-    }
-    check_float(input, op)?;
-    let pool = Pool {
-        kernel,
-        stride,
-        padding,
-        dilation,
-    };
-    window(input, &pool, ceil_mode)
-}
-
-/// torch's `max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
-/// ceil_mode=False)` over the last two dims of a `(N, C, H, W)` or `(C, H, W)` input; `stride`
-/// `None` (or empty) is the kernel size; sizes take one value for both dims or one per dim.
-pub fn max_pool2d(
-    input: &Tensor,
-    kernel_size: &[isize],
-    stride: Option<&[isize]>,
-    padding: &[isize],
-    dilation: &[isize],
-    ceil_mode: bool,
-) -> Result<Tensor> {
-    let w = max_pool_window(input, kernel_size, stride, padding, dilation, ceil_mode)?;
-    let values = pooled(input, &w, f32::NEG_INFINITY, |cols| {
-        Ok(vec![cols.max_dim(1, false)?.0])
-    })?;
-    unplanes(&values[0], input, &w)
-}
-
-/// torch's `max_pool2d(..., return_indices=True)`: the pooled values and, for each, the flat
-/// index `h * W + w` of the maximum within its input plane (int64), as `max_unpool2d` takes.
-pub fn max_pool2d_with_indices(
-    input: &Tensor,
-    kernel_size: &[isize],
-    stride: Option<&[isize]>,
-    padding: &[isize],
-    dilation: &[isize],
-    ceil_mode: bool,
-) -> Result<(Tensor, Tensor)> {
-    let w = max_pool_window(input, kernel_size, stride, padding, dilation, ceil_mode)?;
-    let pair = pooled(input, &w, f32::NEG_INFINITY, |cols| {
-        let (values, taps) = cols.max_dim(1, false)?;
-        Ok(vec![values, taps])
-    })?;
-    let (values, taps) = (&pair[0], &pair[1]);
-    // The tap (ki, kj) of window (oh, ow) is input pixel (oh*sh - ph + ki*dh, ow*sw - pw + kj*dw).
-    let width = w.input[1] as i64;
-    let mut corner = Vec::with_capacity(w.windows());
-    for oh in 0..w.output[0] {
-        for ow in 0..w.output[1] {
-            let top = (oh * w.stride[0]) as i64 - w.padding[0] as i64;
-            let left = (ow * w.stride[1]) as i64 - w.padding[1] as i64;
-            corner.push(top * width + left);
-        }
-    }
-    let corner = Tensor::from_slice(&corner, &[w.windows()])?;
-    let kw = w.kernel[1] as i64;
-    let rows = taps.floor_divide(kw)?.mul(w.dilation[0] as i64 * width)?;
-    let cols = taps.remainder(kw)?.mul(w.dilation[1] as i64)?;
-    let indices = rows.add(&cols)?.add(&corner)?;
-    Ok((unplanes(values, input, &w)?, unplanes(&indices, input, &w)?))
-}
-
-/// torch's `avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-/// count_include_pad=True, divisor_override=None)` over the last two dims of a 3-D or 4-D input.
-pub fn avg_pool2d(
-    input: &Tensor,
-    kernel_size: &[isize],
-    stride: Option<&[isize]>,
-    padding: &[isize],
-    ceil_mode: bool,
-    count_include_pad: bool,
-    divisor_override: Option<isize>,
-) -> Result<Tensor> {
-    let op = "avg_pool2d";
-    let [kernel, stride, padding] = window_pairs(op, kernel_size, stride, padding)?;
-    if divisor_override == Some(0) {
-        return runtime("divisor must be not zero");
-    }
-    wrap_dim(-3, input.dim())?;
-    if input.dim() > 4 {
+) -> Result<Window<N>> {
+    let [kernel, stride, padding] = window_args(op, "either be", kernel_size, stride, padding)?;
+    let form = format!("be either a single int, or a tuple of {} ints", count(N));
+    let dilation = sizes(dilation, op, "dilation", &form)?;
+    if input.dim() != N + 1 && input.dim() != N + 2 {
         return runtime(format!(
-            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but \
-             got:{}",
-            fmt_list(input.shape())
+            "non-empty {}D or {}D (batch mode) tensor expected for input",
+            N + 1,
+            N + 2
         ));
     }
     check_float(input, op)?;
@@ -313,9 +282,93 @@ pub fn avg_pool2d(
         kernel,
         stride,
         padding,
-        dilation: [1, 1],
+        dilation,
     };
-    let w = window(input, &pool, ceil_mode)?;
+    window(input, &pool, ceil_mode, false)
+}
+
+/// The max pooling of `input` over window `w`.
+pub(crate) fn max_pool<const N: usize>(input: &Tensor, w: &Window<N>) -> Result<Tensor>
+where
+    Window<N>: Sliding,
+{
+    let values = pooled(input, w, f32::NEG_INFINITY, |cols| {
+        Ok(vec![cols.max_dim(1, false)?.0])
+    })?;
+    unpooled(&values[0], input, w)
+}
+
+/// The max pooling of `input` over window `w` and, for each value, the flat index of the
+/// maximum within its input plane (volume), int64, as `max_unpool` takes.
+pub(crate) fn max_pool_with_indices<const N: usize>(
+    input: &Tensor,
+    w: &Window<N>,
+) -> Result<(Tensor, Tensor)>
+where
+    Window<N>: Sliding,
+{
+    let pair = pooled(input, w, f32::NEG_INFINITY, |cols| {
+        let (values, taps) = cols.max_dim(1, false)?;
+        Ok(vec![values, taps])
+    })?;
+    let (values, taps) = (&pair[0], &pair[1]);
+    // Elements of the input after one step along each dim.
+    let step: [i64; N] = std::array::from_fn(|d| w.input[d + 1..].iter().product::<usize>() as i64);
+    // Tap k of window l is input element sum_d (o_d*s_d - p_d + k_d*dil_d) * step_d, o and k
+    // the window's and the tap's coordinates.
+    let mut corner = Vec::with_capacity(w.windows());
+    for l in 0..w.windows() {
+        let mut rest = l;
+        let mut at = 0;
+        for d in (0..N).rev() {
+            let o = rest % w.output[d];
+            rest /= w.output[d];
+            at += ((o * w.stride[d]) as i64 - w.padding[d] as i64) * step[d];
+        }
+        corner.push(at);
+    }
+    let mut indices: Option<Tensor> = None;
+    for (d, &step) in step.iter().enumerate() {
+        let inner: i64 = w.kernel[d + 1..].iter().product::<usize>() as i64;
+        let mut k = taps.clone();
+        if d + 1 < N {
+            k = k.floor_divide(inner)?;
+        }
+        if d > 0 {
+            k = k.remainder(w.kernel[d] as i64)?;
+        }
+        let term = k.mul(w.dilation[d] as i64 * step)?;
+        indices = Some(match indices {
+            None => term,
+            Some(sum) => sum.add(&term)?,
+        });
+    }
+    let corner = Tensor::from_slice(&corner, &[w.windows()])?;
+    let indices = indices.expect("a pooling has dims").add(&corner)?;
+    Ok((unpooled(values, input, w)?, unpooled(&indices, input, w)?))
+}
+
+/// The average pooling of `input` with `[kernel, stride, padding]` (dilation 1), after the
+/// rank's own checks.
+pub(crate) fn avg_pool<const N: usize>(
+    op: &str,
+    input: &Tensor,
+    [kernel, stride, padding]: [[isize; N]; 3],
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: Option<isize>,
+) -> Result<Tensor>
+where
+    Window<N>: Sliding,
+{
+    check_float(input, op)?;
+    let pool = Pool {
+        kernel,
+        stride,
+        padding,
+        dilation: [1; N],
+    };
+    let w = window(input, &pool, ceil_mode, true)?;
     let divisors = divisors(&w, count_include_pad);
     // Every window divided by its number of taps: one reduction.
     let mean = divisor_override.is_none() && divisors.iter().all(|&d| d as usize == w.taps());
@@ -331,12 +384,12 @@ pub fn avg_pool2d(
         Some(d) => reduced[0].div(d as f64)?,
         None => reduced[0].div(&Tensor::from_slice(&divisors, &[w.windows()])?)?,
     };
-    unplanes(&averages, input, &w)
+    unpooled(&averages, input, &w)
 }
 
 /// torch's divisor of each window: its size clipped to the padded input, or (without
-/// `count_include_pad`) the number of input pixels it covers.
-fn divisors(w: &Window2d, count_include_pad: bool) -> Vec<f32> {
+/// `count_include_pad`) the number of input elements it covers.
+fn divisors<const N: usize>(w: &Window<N>, count_include_pad: bool) -> Vec<f32> {
     let extent = |o: usize, i: usize| {
         let start = (o * w.stride[i]) as isize - w.padding[i] as isize;
         let (size, pad) = (w.input[i] as isize, w.padding[i] as isize);
@@ -345,13 +398,110 @@ fn divisors(w: &Window2d, count_include_pad: bool) -> Vec<f32> {
         let inside = end.min(size) - start.max(0);
         if count_include_pad { padded } else { inside }
     };
-    let mut out = Vec::with_capacity(w.windows());
-    for oh in 0..w.output[0] {
-        for ow in 0..w.output[1] {
-            out.push((extent(oh, 0) * extent(ow, 1)) as f32);
+    (0..w.windows())
+        .map(|l| {
+            let mut rest = l;
+            let mut extents = [0isize; N];
+            for d in (0..N).rev() {
+                extents[d] = extent(rest % w.output[d], d);
+                rest /= w.output[d];
+            }
+            extents.iter().product::<isize>() as f32
+        })
+        .collect()
+}
+
+/// torch's `max_pool{N}d` and its `return_indices=True` form at one rank, over the shared core.
+macro_rules! max_pool_fns {
+    ($values:ident, $with_indices:ident, $n:literal, $doc:literal, $doc_indices:literal) => {
+        #[doc = $doc]
+        pub fn $values(
+            input: &Tensor,
+            kernel_size: &[isize],
+            stride: Option<&[isize]>,
+            padding: &[isize],
+            dilation: &[isize],
+            ceil_mode: bool,
+        ) -> Result<Tensor> {
+            let w = $crate::ops::pool::max_pool_window::<$n>(
+                stringify!($values),
+                input,
+                kernel_size,
+                stride,
+                padding,
+                dilation,
+                ceil_mode,
+            )?;
+            $crate::ops::pool::max_pool(input, &w)
         }
+
+        #[doc = $doc_indices]
+        pub fn $with_indices(
+            input: &Tensor,
+            kernel_size: &[isize],
+            stride: Option<&[isize]>,
+            padding: &[isize],
+            dilation: &[isize],
+            ceil_mode: bool,
+        ) -> Result<(Tensor, Tensor)> {
+            let w = $crate::ops::pool::max_pool_window::<$n>(
+                stringify!($values),
+                input,
+                kernel_size,
+                stride,
+                padding,
+                dilation,
+                ceil_mode,
+            )?;
+            $crate::ops::pool::max_pool_with_indices(input, &w)
+        }
+    };
+}
+pub(crate) use max_pool_fns;
+
+max_pool_fns!(
+    max_pool2d,
+    max_pool2d_with_indices,
+    2,
+    "torch's `max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, \
+     ceil_mode=False)` over the last two dims of a `(N, C, H, W)` or `(C, H, W)` input; `stride` \
+     `None` (or empty) is the kernel size; sizes take one value for both dims or one per dim.",
+    "torch's `max_pool2d(..., return_indices=True)`: the pooled values and, for each, the flat \
+     index `h * W + w` of the maximum within its input plane (int64), as `max_unpool2d` takes."
+);
+
+/// torch's `avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+/// count_include_pad=True, divisor_override=None)` over the last two dims of a 3-D or 4-D input.
+pub fn avg_pool2d(
+    input: &Tensor,
+    kernel_size: &[isize],
+    stride: Option<&[isize]>,
+    padding: &[isize],
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: Option<isize>,
+) -> Result<Tensor> {
+    let op = "avg_pool2d";
+    let args = window_args::<2>(op, "either be", kernel_size, stride, padding)?;
+    if divisor_override == Some(0) {
+        return runtime("divisor must be not zero");
     }
-    out
+    wrap_dim(-3, input.dim())?;
+    if input.dim() > 4 {
+        return runtime(format!(
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but \
+             got:{}",
+            fmt_list(input.shape())
+        ));
+    }
+    avg_pool(
+        op,
+        input,
+        args,
+        ceil_mode,
+        count_include_pad,
+        divisor_override,
+    )
 }
 
 /// The averaging matrix `(out, size)` of adaptive pooling along one dim: row `i` averages

@@ -1,7 +1,8 @@
-//! Sliding windows over planes, the primitive under convolution and pooling: `im2col` lays
-//! every window of a batch of planes out as a column, `col2im` adds columns back into planes.
-//! Each is the other's derivative, so convolution (`im2col` then a matmul) and pooling
-//! (`im2col` then a reduction) need no derivatives of their own.
+//! Sliding windows over planes and volumes, the primitive under convolution and pooling:
+//! `im2col` lays every window of a batch of inputs out as a column, `col2im` adds columns back
+//! into the inputs. Each is the other's derivative, so convolution (`im2col` then a matmul) and
+//! pooling (`im2col` then a reduction) need no derivatives of their own. One definition serves
+//! every rank: `Window2d` (planes) and `Window3d` (volumes) are `Window<2>` and `Window<3>`.
 
 use crate::autograd::{Op, ShapeOp, record};
 use crate::dtype::DType;
@@ -10,34 +11,71 @@ use crate::kernels::unfold;
 use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
-/// The geometry of a 2-D sliding window: input and output plane sizes, and the window's size,
-/// step, zero padding before the first row and column, and spacing of its taps (all `[h, w]`).
+/// The geometry of an `N`-D sliding window: input and output sizes, and the window's size,
+/// step, zero padding before the first element and spacing of its taps (each one per dim).
 /// Windows may reach past the padded input (pooling's `ceil_mode`, `padding='same'`): positions
 /// outside the input read the pad value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Window2d {
-    pub input: [usize; 2],
-    pub output: [usize; 2],
-    pub kernel: [usize; 2],
-    pub stride: [usize; 2],
-    pub padding: [usize; 2],
-    pub dilation: [usize; 2],
+pub struct Window<const N: usize> {
+    pub input: [usize; N],
+    pub output: [usize; N],
+    pub kernel: [usize; N],
+    pub stride: [usize; N],
+    pub padding: [usize; N],
+    pub dilation: [usize; N],
 }
 
-impl Window2d {
-    /// Taps per window (`kh * kw`).
+/// A window over planes, each field `[h, w]`.
+pub type Window2d = Window<2>;
+/// A window over volumes, each field `[d, h, w]`.
+pub type Window3d = Window<3>;
+
+impl<const N: usize> Window<N> {
+    /// Taps per window (`kh * kw`, `kd * kh * kw`).
     pub fn taps(&self) -> usize {
-        self.kernel[0] * self.kernel[1]
+        self.kernel.iter().product()
     }
 
-    /// Windows per plane (`OH * OW`).
+    /// Windows per input (`OH * OW`, `OD * OH * OW`).
     pub fn windows(&self) -> usize {
-        self.output[0] * self.output[1]
+        self.output.iter().product()
     }
 
     /// The extent of one window with its dilation, per dim: `d * (k - 1) + 1`.
     pub fn span(&self, i: usize) -> usize {
         self.dilation[i] * (self.kernel[i] - 1) + 1
+    }
+}
+
+/// The ranks windows come in, with the names of their kernels and the ops autograd records.
+pub trait Sliding: Copy {
+    /// `im2col`'s name at this rank (`im2col`, `im2col3d`), its kernel's key.
+    const UNFOLD: &'static str;
+    /// `col2im`'s name at this rank.
+    const FOLD: &'static str;
+    fn unfold_op(self) -> ShapeOp;
+    fn fold_op(self) -> ShapeOp;
+}
+
+impl Sliding for Window2d {
+    const UNFOLD: &'static str = "im2col";
+    const FOLD: &'static str = "col2im";
+    fn unfold_op(self) -> ShapeOp {
+        ShapeOp::Im2col { window: self }
+    }
+    fn fold_op(self) -> ShapeOp {
+        ShapeOp::Col2im { window: self }
+    }
+}
+
+impl Sliding for Window3d {
+    const UNFOLD: &'static str = "im2col3d";
+    const FOLD: &'static str = "col2im3d";
+    fn unfold_op(self) -> ShapeOp {
+        ShapeOp::Im2col3d { window: self }
+    }
+    fn fold_op(self) -> ShapeOp {
+        ShapeOp::Col2im3d { window: self }
     }
 }
 
@@ -52,27 +90,36 @@ fn check_float(t: &Tensor, name: &str) -> Result<()> {
 }
 
 impl Tensor {
-    /// Every window of the planes `(B, H, W)` as the columns of `(B, kh * kw, OH * OW)`
-    /// (torch's `unfold` with the channels in `B`); positions outside the input read
-    /// `pad_value` (0 for convolution, -inf for max pooling). Float32 only.
-    pub fn im2col(&self, window: &Window2d, pad_value: f32) -> Result<Tensor> {
-        check_float(self, "im2col")?;
-        if self.dim() != 3 || self.shape()[1..] != window.input {
+    /// Every window of the inputs `(B, *window.input)` (planes `(B, H, W)`, volumes
+    /// `(B, D, H, W)`) as the columns of `(B, taps, windows)` (torch's `unfold` with the channels
+    /// in `B`); positions outside the input read `pad_value` (0 for convolution, -inf for max
+    /// pooling). Float32 only.
+    pub fn im2col<const N: usize>(&self, window: &Window<N>, pad_value: f32) -> Result<Tensor>
+    where
+        Window<N>: Sliding,
+    {
+        let name = <Window<N> as Sliding>::UNFOLD;
+        check_float(self, name)?;
+        if self.dim() != N + 1 || self.shape()[1..] != window.input {
             return runtime(format!(
-                "im2col: expected planes of size {:?}, got {:?}",
+                "{name}: expected inputs of size {:?}, got {:?}",
                 window.input,
                 self.shape()
             ));
         }
         let out = unfold::im2col(&self.detach().contiguous()?, window, pad_value)?;
-        let op = Op::Shape(ShapeOp::Im2col { window: *window });
+        let op = Op::Shape(window.unfold_op());
         Ok(record(op, &[Operand::Tensor(self.clone())], out))
     }
 
-    /// The columns `(B, kh * kw, OH * OW)` summed back into planes `(B, H, W)` where their
+    /// The columns `(B, taps, windows)` summed back into inputs `(B, *window.input)` where their
     /// windows lie (torch's `fold`; taps outside the input are dropped). Float32 only.
-    pub fn col2im(&self, window: &Window2d) -> Result<Tensor> {
-        check_float(self, "col2im")?;
+    pub fn col2im<const N: usize>(&self, window: &Window<N>) -> Result<Tensor>
+    where
+        Window<N>: Sliding,
+    {
+        let name = <Window<N> as Sliding>::FOLD;
+        check_float(self, name)?;
         let want = [
             self.shape().first().copied().unwrap_or(0),
             window.taps(),
@@ -80,12 +127,12 @@ impl Tensor {
         ];
         if self.shape() != want {
             return runtime(format!(
-                "col2im: expected columns of size {want:?}, got {:?}",
+                "{name}: expected columns of size {want:?}, got {:?}",
                 self.shape()
             ));
         }
         let out = unfold::col2im(&self.detach().contiguous()?, window)?;
-        let op = Op::Shape(ShapeOp::Col2im { window: *window });
+        let op = Op::Shape(window.fold_op());
         Ok(record(op, &[Operand::Tensor(self.clone())], out))
     }
 }

@@ -4,6 +4,7 @@
 use borch_tensor::api::Args;
 use borch_tensor::{BorchError, Result};
 
+use super::pooling::{AVG_POOL, MAX_POOL};
 use super::{ModuleClass, boxed, class};
 use crate::{
     AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
@@ -11,8 +12,6 @@ use crate::{
     MaxUnpool2d, MaxUnpool3d,
 };
 
-const MAX_POOL: &str = "kernel_size: Ints, stride: Ints = None, padding: Ints = 0, \
-                        dilation: Ints = 1, return_indices: Bool = False, ceil_mode: Bool = False";
 const LP_POOL: &str = "norm_type: Float, kernel_size: Ints, stride: Ints = None, \
                        ceil_mode: Bool = False";
 const MAX_UNPOOL: &str = "kernel_size: Ints, stride: Ints = None, padding: Ints = 0";
@@ -33,9 +32,9 @@ fn single(a: &Args, i: usize, name: &str) -> Result<usize> {
 #[rustfmt::skip]
 pub(super) fn entries() -> Vec<ModuleClass> {
     vec![
-        class("MaxPool1d", MAX_POOL, |a| boxed(MaxPool1d::new(&a.sizes(0)?, a.opt_sizes(1)?.as_deref(),
+        class("MaxPool1d", MAX_POOL, |a| boxed(MaxPool1d::with_options(&a.sizes(0)?, a.opt_sizes(1)?.as_deref(),
             &a.sizes(2)?, &a.sizes(3)?, a.bool(4)?, a.bool(5)?))),
-        class("MaxPool3d", MAX_POOL, |a| boxed(MaxPool3d::new(&a.sizes(0)?, a.opt_sizes(1)?.as_deref(),
+        class("MaxPool3d", MAX_POOL, |a| boxed(MaxPool3d::with_options(&a.sizes(0)?, a.opt_sizes(1)?.as_deref(),
             &a.sizes(2)?, &a.sizes(3)?, a.bool(4)?, a.bool(5)?))),
         class("AvgPool1d", "kernel_size: Ints, stride: Ints = None, padding: Ints = 0, ceil_mode: Bool = False, \
                             count_include_pad: Bool = True",
@@ -44,9 +43,8 @@ pub(super) fn entries() -> Vec<ModuleClass> {
                 boxed(AvgPool1d::new(single(a, 0, "kernel_size")?, stride, single(a, 2, "padding")?,
                     a.bool(3)?, a.bool(4)?))
             }),
-        class("AvgPool3d", "kernel_size: Ints, stride: Ints = None, padding: Ints = 0, ceil_mode: Bool = False, \
-                            count_include_pad: Bool = True, divisor_override: Int = None",
-            |a| boxed(AvgPool3d::new(&a.sizes(0)?, a.opt_sizes(1)?.as_deref(), &a.sizes(2)?, a.bool(3)?,
+        class("AvgPool3d", AVG_POOL,
+            |a| boxed(AvgPool3d::with_options(&a.sizes(0)?, a.opt_sizes(1)?.as_deref(), &a.sizes(2)?, a.bool(3)?,
                 a.bool(4)?, a.opt_int(5)?))),
         class("AdaptiveAvgPool1d", "output_size: SizesOrNone",
             |a| boxed(AdaptiveAvgPool1d::new(&a.sizes_or_none(0)?))),
