@@ -27,6 +27,8 @@ from families import norm  # noqa: E402
 FAMILIES.append(norm)
 from families import activations, losses, nn_more  # noqa: E402
 FAMILIES += [activations, losses, nn_more]
+from families import attention  # noqa: E402
+FAMILIES.append(attention)
 
 
 def main():

@@ -3,6 +3,7 @@
 
 mod activation;
 mod activation_more;
+mod attention;
 mod cross_entropy;
 mod ctc;
 mod distance;
@@ -41,6 +42,8 @@ pub use borch_tensor::{
     conv_transpose2d, conv_transpose3d, conv3d, max_pool1d, max_pool1d_with_indices, max_pool3d,
     max_pool3d_with_indices,
 };
+pub use attention::{Sdpa, scaled_dot_product_attention};
+pub(crate) use attention::float_mask;
 pub use cross_entropy::{cross_entropy, nll_loss};
 pub use ctc::{Lengths, ctc_loss};
 pub use distance::{cosine_similarity, pairwise_distance};
