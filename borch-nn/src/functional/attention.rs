@@ -61,7 +61,7 @@ fn validate(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> Result
 }
 
 /// torch's `convert_boolean_attn_mask`: true → 0, false → -inf; a float mask as it is.
-pub(crate) fn float_mask(mask: &Tensor) -> Result<Tensor> {
+fn float_mask(mask: &Tensor) -> Result<Tensor> {
     if mask.dtype() != DType::Bool {
         return Ok(mask.clone());
     }
@@ -73,7 +73,13 @@ pub(crate) fn float_mask(mask: &Tensor) -> Result<Tensor> {
 /// The `(L, S)` causal mask as torch's math path builds it: `ones(L, S).tril()` as 0 / -inf.
 fn causal_mask(l: usize, s: usize) -> Result<Tensor> {
     let data: Vec<f32> = (0..l * s)
-        .map(|i| if i % s <= i / s { 0.0 } else { f32::NEG_INFINITY })
+        .map(|i| {
+            if i % s <= i / s {
+                0.0
+            } else {
+                f32::NEG_INFINITY
+            }
+        })
         .collect();
     Tensor::from_slice(&data, &[l, s])
 }

@@ -2,6 +2,7 @@
 
 mod activation;
 mod activation_more;
+mod attention;
 mod container;
 mod conv;
 mod conv_transpose;
@@ -21,6 +22,8 @@ mod pooling_more;
 mod recurrent;
 mod resample;
 mod reshape;
+mod transformer;
+mod transformer_layers;
 
 pub use activation::{
     ELU, GELU, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU, ReLU6, SELU, SiLU, Sigmoid,
@@ -30,6 +33,7 @@ pub use activation_more::{
     CELU, GLU, Hardshrink, Hardsigmoid, LogSigmoid, PReLU, RReLU, Softmax2d, Softmin, Softshrink,
     Softsign, Tanhshrink, Threshold,
 };
+pub use attention::{MhaConfig, MultiheadAttention, NonDynamicallyQuantizableLinear};
 pub use container::{ModuleDict, ModuleList, Sequential, child_name, child_name_at};
 pub use conv::{Conv1d, Conv2d, Conv3d, ConvOptions};
 pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, ConvTransposeOptions};
@@ -74,6 +78,13 @@ pub use pooling_more::{
 pub use recurrent::{GRUCell, RNNCell};
 pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use reshape::{Flatten, Unflatten};
+pub use transformer::{
+    Transformer, TransformerDecoder, TransformerEncoder, generate_square_subsequent_mask,
+    square_subsequent_mask,
+};
+pub use transformer_layers::{
+    Activation, DecoderMasks, LayerConfig, TransformerDecoderLayer, TransformerEncoderLayer,
+};
 
 use borch_tensor::{DType, Result, Tensor, empty, keep_alive};
 

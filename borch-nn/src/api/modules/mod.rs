@@ -33,6 +33,7 @@ mod padding;
 mod pooling;
 mod pooling_more;
 mod resample;
+mod transformer;
 
 /// The module named in errors (`module 'torch.nn' has no attribute 'X'`).
 pub const MODULE: &str = "torch.nn";
@@ -104,6 +105,7 @@ pub fn classes() -> &'static [ModuleClass] {
         all.extend(activations_more::entries());
         all.extend(losses_more::entries());
         all.extend(dropout_distance::entries());
+        all.extend(transformer::entries());
         all
     })
 }
