@@ -15,7 +15,7 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::bind::wrong_argument;
-use crate::call::value;
+use crate::call::{arguments, result, value};
 use crate::errors::{JsResult, to_js, type_error};
 use crate::registry::{Live, Registry};
 use crate::tensor::JsTensor;
@@ -133,11 +133,12 @@ impl Node {
         run().map_err(to_js)
     }
 
-    /// torch's `forward(*inputs)` on JavaScript arguments.
-    pub fn forward(&self, args: &Array) -> JsResult<JsTensor> {
-        let inputs = inputs(args)?;
-        let refs: Vec<&Tensor> = inputs.iter().collect();
-        self.with(|m| m.forward_args(&refs).map(JsTensor::from))
+    /// torch's `forward(*args, **kwargs)` on JavaScript arguments (keywords as a trailing plain
+    /// object, camelCase keys, as functional ops take them): a `Tensor`, or an array (nested) for
+    /// a tuple, `null` for a None item.
+    pub fn forward(&self, args: &Array) -> JsResult<JsValue> {
+        let (positional, keywords) = arguments(args)?;
+        output(self.with(|m| m.forward_values(positional, keywords))?)
     }
 
     /// torch's `load_state_dict(state_dict, strict)` from a plain object name → `Tensor`.
@@ -199,15 +200,18 @@ fn module_place(v: &JsValue) -> Option<Rc<RefCell<Place>>> {
     LIVE.branded(v, MODULE_ID)?.upgrade()
 }
 
-/// Input tensors of `call(...)`.
-fn inputs(args: &Array) -> JsResult<Vec<Tensor>> {
-    args.iter()
-        .enumerate()
-        .map(|(i, v)| match value(&v)? {
-            borch_tensor::api::Value::Tensor(t) => Ok(t),
-            _ => Err(wrong_argument("forward", i + 1, "Tensor", &v)),
-        })
-        .collect()
+/// A forward's result as JavaScript: a tuple as an array (nested), None as `null`.
+fn output(v: borch_tensor::api::Value) -> JsResult<JsValue> {
+    use borch_tensor::api::Value;
+    match v {
+        Value::None => Ok(JsValue::NULL),
+        Value::List(items) => Ok(items
+            .into_iter()
+            .map(output)
+            .collect::<JsResult<Array>>()?
+            .into()),
+        other => result(other),
+    }
 }
 
 /// Tensors as a JavaScript array of `Tensor`s.

@@ -20,21 +20,23 @@ macro_rules! module_methods {
     ($rust:ident, $js:ident) => {
         #[wasm_bindgen(js_class = $js)]
         impl $rust {
-            /// torch's `module(*inputs)`: `forward` (a loss takes `input, target`).
-            #[wasm_bindgen(variadic)]
+            /// torch's `module(*args, **kwargs)`: `forward` (a loss takes `input, target`;
+            /// keywords as a trailing plain object). A class whose forward returns a tuple
+            /// (LSTM) returns an array, typed per class in the generated declarations.
+            #[wasm_bindgen(variadic, unchecked_return_type = "Tensor")]
             pub fn call(
                 &self,
                 #[wasm_bindgen(unchecked_param_type = "Tensor[]")] inputs: Array,
-            ) -> JsResult<JsTensor> {
+            ) -> JsResult<JsValue> {
                 self.0.forward(&inputs)
             }
 
-            /// torch's `forward(*inputs)`, as `call`.
-            #[wasm_bindgen(variadic)]
+            /// torch's `forward(*args, **kwargs)`, as `call`.
+            #[wasm_bindgen(variadic, unchecked_return_type = "Tensor")]
             pub fn forward(
                 &self,
                 #[wasm_bindgen(unchecked_param_type = "Tensor[]")] inputs: Array,
-            ) -> JsResult<JsTensor> {
+            ) -> JsResult<JsValue> {
                 self.0.forward(&inputs)
             }
 

@@ -1,14 +1,82 @@
 //! Every layer, activation and loss on inputs frozen from torch: outputs and the gradients of
-//! the inputs and parameters (tests/nn/cases.json, atol 1e-4, rtol 1e-4).
+//! the inputs and parameters (tests/nn/cases.json, atol 1e-4, rtol 1e-4). Modules are called
+//! through `Module::forward_values`, as the bindings call them: positional inputs (a tensor, a
+//! list of them, None), optional `forward_kwargs`, and an output that is a tensor or a tree.
 
 mod common;
 
-use borch_autograd::backward;
+use borch_autograd::backward_all;
+use borch_tensor::api::Value;
 use borch_tensor::{Tensor, manual_seed};
-use common::{build, cases, compare, state_dict, tensor};
+use common::{build, cases, compare, state_dict, tensor, value};
 use serde_json::Value as Json;
 
-/// Run one case; the disagreements found.
+/// An input spec as a forward argument: a frozen tensor (a leaf, maybe transposed), a list of
+/// them (LSTM's `(h_0, c_0)`, nested), null (None) or a plain value. Every leaf slot, in order,
+/// goes to `leaves` (None for a null).
+fn argument(spec: &Json, leaves: &mut Vec<Option<Tensor>>) -> Value {
+    match spec {
+        Json::Null => {
+            leaves.push(None);
+            Value::None
+        }
+        Json::Array(items) => Value::List(items.iter().map(|s| argument(s, leaves)).collect()),
+        Json::Object(_) => {
+            let leaf = tensor(spec);
+            if spec["requires_grad"].as_bool().unwrap() {
+                leaf.set_requires_grad(true).unwrap();
+            }
+            let arg = if spec["transpose"].as_bool().unwrap() {
+                leaf.transpose(-2, -1).unwrap()
+            } else {
+                leaf.clone()
+            };
+            leaves.push(Some(leaf));
+            Value::Tensor(arg)
+        }
+        other => value(other),
+    }
+}
+
+/// The leaves' expected gradients in the order [`argument`] visits them.
+fn flatten<'a>(expected: &'a Json, out: &mut Vec<&'a Json>) {
+    match expected {
+        Json::Array(items) => items.iter().for_each(|e| flatten(e, out)),
+        e => out.push(e),
+    }
+}
+
+/// Compare an output tree (a tensor, a tuple as a list, None) with the frozen one, collecting
+/// `(output, gout)` for every tensor output with a gout.
+fn outputs(
+    what: &str,
+    y: &Value,
+    expected: &Json,
+    gout: &Json,
+    roots: &mut Vec<(Tensor, Option<Tensor>)>,
+    out: &mut Vec<String>,
+) {
+    match (y, expected) {
+        (Value::None, Json::Null) => {}
+        (Value::List(items), Json::Array(e)) if items.len() == e.len() => {
+            for (i, (y, e)) in items.iter().zip(e).enumerate() {
+                let g = gout.get(i).unwrap_or(&Json::Null);
+                outputs(&format!("{what}[{i}]"), y, e, g, roots, out);
+            }
+        }
+        (Value::Tensor(t), e) if e.is_object() => {
+            out.extend(compare(what, t, e));
+            if t.requires_grad() {
+                roots.push((t.clone(), (!gout.is_null()).then(|| tensor(gout))));
+            }
+        }
+        (y, e) => out.push(format!("{what}: got {}, expected {e:.60}", y.type_name())),
+    }
+}
+
+/// Run one case; the disagreements found. A case's output is a tensor or a tree of them (a
+/// tuple, None items); gradients are of `sum(output · gout)` over every tensor output (or of
+/// the scalar output).
 fn run(case: &Json) -> Vec<String> {
     let name = case["name"].as_str().unwrap();
     let mut out = Vec::new();
@@ -19,39 +87,47 @@ fn run(case: &Json) -> Vec<String> {
         .unwrap();
     m.train(case["train"].as_bool().unwrap());
     let mut leaves = Vec::new();
-    let mut args = Vec::new();
-    for spec in case["inputs"].as_array().unwrap() {
-        let leaf = tensor(spec);
-        if spec["requires_grad"].as_bool().unwrap() {
-            leaf.set_requires_grad(true).unwrap();
-        }
-        let arg = if spec["transpose"].as_bool().unwrap() {
-            leaf.transpose(-2, -1).unwrap()
-        } else {
-            leaf.clone()
-        };
-        leaves.push(leaf);
-        args.push(arg);
-    }
+    let args: Vec<Value> = case["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| argument(s, &mut leaves))
+        .collect();
+    let keywords: Vec<(String, Value)> =
+        case["forward_kwargs"].as_object().map_or(Vec::new(), |o| {
+            o.iter().map(|(k, v)| (k.clone(), value(v))).collect()
+        });
     manual_seed(seed);
-    let refs: Vec<&Tensor> = args.iter().collect();
-    let y = match m.forward_args(&refs) {
+    let y = match m.forward_values(args, keywords) {
         Ok(y) => y,
         Err(e) => return vec![format!("{name}: forward failed: {e}")],
     };
-    out.extend(compare("output", &y, &case["output"]));
-    if y.requires_grad() {
-        let gout = (!case["gout"].is_null()).then(|| tensor(&case["gout"]));
-        if let Err(e) = backward(&y, gout.as_ref(), false) {
+    let mut roots = Vec::new();
+    outputs(
+        "output",
+        &y,
+        &case["output"],
+        &case["gout"],
+        &mut roots,
+        &mut out,
+    );
+    if !roots.is_empty() {
+        let (ys, gs): (Vec<Tensor>, Vec<Option<Tensor>>) = roots.into_iter().unzip();
+        if let Err(e) = backward_all(&ys, &gs, false, false) {
             return vec![format!("{name}: backward failed: {e}")];
         }
     }
-    for (i, (leaf, expected)) in leaves
-        .iter()
-        .zip(case["input_grads"].as_array().unwrap())
-        .enumerate()
-    {
-        match (leaf.grad(), expected.is_null()) {
+    let mut expected = Vec::new();
+    flatten(&case["input_grads"], &mut expected);
+    if expected.len() != leaves.len() {
+        out.push(format!(
+            "{} input grads frozen for {} input tensors",
+            expected.len(),
+            leaves.len()
+        ));
+    }
+    for (i, (leaf, expected)) in leaves.iter().zip(expected).enumerate() {
+        match (leaf.as_ref().and_then(Tensor::grad), expected.is_null()) {
             (Some(g), false) => out.extend(compare(&format!("input {i} grad"), &g, expected)),
             (None, true) => {}
             (Some(_), true) => out.push(format!("input {i}: a grad torch does not have")),

@@ -10,6 +10,11 @@ try:
 except ImportError:  # older Pyodide
     can_run_sync = None
 
+try:
+    from pyodide.ffi import jsnull  # JavaScript's null (a forward's None item)
+except ImportError:  # older Pyodide: null converts to None
+    jsnull = None
+
 import borch_ts as bt  # registered by the page: pyodide.registerJsModule('borch_ts', module)
 
 
@@ -114,10 +119,12 @@ def is_tensor(x):
 
 
 def from_js(r):
-    """A JavaScript result as Python: Tensor objects -> Tensor, arrays -> tuples, plain objects ->
-    dicts, other objects (nn modules, optimizers) -> a forwarding wrapper."""
+    """A JavaScript result as Python: null -> None, Tensor objects -> Tensor, arrays -> tuples,
+    plain objects -> dicts, other objects (nn modules, optimizers) -> a forwarding wrapper."""
     if not isinstance(r, JsProxy):
         return r
+    if jsnull is not None and r is jsnull:
+        return None
     if is_tensor(r):
         return Tensor(r)
     if js.Reflect.has(r, "__borchModule"):

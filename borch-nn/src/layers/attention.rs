@@ -127,11 +127,12 @@ pub struct MultiheadAttention {
 }
 
 /// torch's `MultiheadAttention.forward` parameters.
-pub static MHA_FORWARD: ForwardSignature = ForwardSignature::new(
+pub static MHA_FORWARD: ForwardSignature = ForwardSignature::returning(
     "MultiheadAttention.forward",
     "query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor = None, \
      need_weights: Bool = True, attn_mask: Tensor = None, average_attn_weights: Bool = True, \
      is_causal: Bool = False",
+    "(Tensor, Tensor?)",
 );
 
 impl MultiheadAttention {

@@ -2,7 +2,7 @@
 
 mod activation;
 mod activation_more;
-mod attention;
+pub(crate) mod attention;
 mod container;
 mod conv;
 mod conv_transpose;
@@ -19,11 +19,11 @@ mod normalization_batch;
 mod padding;
 mod pooling;
 mod pooling_more;
-mod recurrent;
+pub(crate) mod recurrent;
 mod resample;
 mod reshape;
-mod transformer;
-mod transformer_layers;
+pub(crate) mod transformer;
+pub(crate) mod transformer_layers;
 
 pub use activation::{
     ELU, GELU, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU, ReLU6, SELU, SiLU, Sigmoid,
@@ -75,7 +75,7 @@ pub use pooling_more::{
     AvgPool1d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool1d, MaxPool3d, MaxUnpool1d,
     MaxUnpool2d, MaxUnpool3d,
 };
-pub use recurrent::{GRUCell, RNNCell};
+pub use recurrent::{GRUCell, LSTMCell, RNNCell};
 pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use reshape::{Flatten, Unflatten};
 pub use transformer::{

@@ -1,8 +1,12 @@
-//! The recurrent cells that return one tensor: RNNCell and GRUCell (composed of linear maps and
-//! pointwise ops, so autograd gives torch's gradients). LSTMCell and the sequence modules
-//! (RNN, LSTM, GRU) return tuples, which `Module::forward` does not carry yet.
+//! The recurrent cells: RNNCell, GRUCell and LSTMCell (its `(h', c')` through
+//! `Module::forward_values`), composed of linear maps and pointwise ops, so autograd gives
+//! torch's gradients (a fused gate kernel is issue 14's). The sequence modules (RNN, LSTM, GRU)
+//! are in `recurrent_seq.rs`.
 
+use borch_tensor::api::Value;
 use borch_tensor::{BorchError, DType, Result, Tensor, zeros};
+
+use crate::api::forward::ForwardSignature;
 
 use super::{parameter, present};
 use crate::functional as F;
@@ -13,7 +17,7 @@ use crate::{display_as_repr, training_flag};
 /// The parameters of a cell with `gates` gates: `weight_ih [gates·H, I]`, `weight_hh [gates·H,
 /// H]`, `bias_ih`, `bias_hh [gates·H]`, each drawn from U(-1/√H, 1/√H) in that order (torch's
 /// `reset_parameters`).
-struct CellParams {
+pub(crate) struct CellParams {
     input_size: usize,
     hidden_size: usize,
     weight_ih: Tensor,
@@ -140,6 +144,19 @@ impl CellParams {
     }
 }
 
+/// `forward(input, hx=None)` of RNNCell and GRUCell.
+pub static RNN_CELL_FORWARD: ForwardSignature =
+    ForwardSignature::new("RNNCell.forward", "input: Tensor, hx: Tensor = None");
+/// GRUCell's, as RNNCell's.
+pub static GRU_CELL_FORWARD: ForwardSignature =
+    ForwardSignature::new("GRUCell.forward", "input: Tensor, hx: Tensor = None");
+/// `LSTMCell.forward(input, hx=None) -> (h', c')`, `hx` the pair `(h_0, c_0)`.
+pub static LSTM_CELL_FORWARD: ForwardSignature = ForwardSignature::returning(
+    "LSTMCell.forward",
+    "input: Tensor, hx: Tensors = None",
+    "(Tensor, Tensor)",
+);
+
 fn unbatch(h: Tensor, batched: bool) -> Result<Tensor> {
     if batched { Ok(h) } else { h.squeeze_dims(&[0]) }
 }
@@ -203,6 +220,14 @@ impl Module for RNNCell {
         let (x, h) = cell_args("RNNCell", inputs)?;
         RNNCell::forward(self, x, h)
     }
+    fn forward_values(
+        &self,
+        positional: Vec<Value>,
+        keywords: Vec<(String, Value)>,
+    ) -> Result<Value> {
+        let a = RNN_CELL_FORWARD.bind(positional, keywords)?;
+        RNNCell::forward(self, &a.tensor(0)?, a.opt_tensor(1)?.as_ref()).map(Value::Tensor)
+    }
     fn name(&self) -> String {
         "RNNCell".into()
     }
@@ -256,6 +281,14 @@ impl Module for GRUCell {
         let (x, h) = cell_args("GRUCell", inputs)?;
         GRUCell::forward(self, x, h)
     }
+    fn forward_values(
+        &self,
+        positional: Vec<Value>,
+        keywords: Vec<(String, Value)>,
+    ) -> Result<Value> {
+        let a = GRU_CELL_FORWARD.bind(positional, keywords)?;
+        GRUCell::forward(self, &a.tensor(0)?, a.opt_tensor(1)?.as_ref()).map(Value::Tensor)
+    }
     fn name(&self) -> String {
         "GRUCell".into()
     }
@@ -268,4 +301,124 @@ impl Module for GRUCell {
     training_flag!();
 }
 
-display_as_repr!(RNNCell, GRUCell);
+/// torch's `nn.LSTMCell(input_size, hidden_size, bias=True)`: input, forget, cell and output
+/// gates (`i`, `f`, `g`, `o`) with `c' = f c + i g`, `h' = o tanh(c')`.
+pub struct LSTMCell {
+    params: CellParams,
+    training: bool,
+}
+
+impl LSTMCell {
+    pub fn new(input_size: usize, hidden_size: usize, bias: bool) -> Result<LSTMCell> {
+        Ok(LSTMCell {
+            params: CellParams::new(input_size, hidden_size, bias, 4)?,
+            training: true,
+        })
+    }
+
+    /// torch's `forward(input, hx=None)`: `(h', c')`; `hx` is `(h_0, c_0)`.
+    pub fn forward(
+        &self,
+        input: &Tensor,
+        hx: Option<(&Tensor, &Tensor)>,
+    ) -> Result<(Tensor, Tensor)> {
+        if let Some((h, c)) = hx {
+            for (idx, v) in [h, c].iter().enumerate() {
+                if !matches!(v.dim(), 1 | 2) {
+                    return Err(BorchError::Value(format!(
+                        "LSTMCell: Expected hx[{idx}] to be 1D or 2D, got {}D instead",
+                        v.dim()
+                    )));
+                }
+            }
+        }
+        let (x, h, batched) = self.params.prepare("LSTMCell", input, hx.map(|p| p.0))?;
+        let c = match hx {
+            None => h.clone(),
+            Some((_, c)) if batched => c.clone(),
+            Some((_, c)) => c.unsqueeze(0)?,
+        };
+        if c.shape() != h.shape() {
+            return Err(BorchError::Runtime(format!(
+                "hidden1 has inconsistent shape: got {:?}, expected {:?}",
+                c.shape(),
+                h.shape()
+            )));
+        }
+        let (gi, gh) = self.params.gates(&x, &h)?;
+        let (h, c) = lstm_gates(&gi.add(&gh)?, &c)?;
+        Ok((unbatch(h, batched)?, unbatch(c, batched)?))
+    }
+}
+
+/// One LSTM step from the summed gate pre-activations `[N, 4H]` (torch's order i, f, g, o) and
+/// the cell state: `(h', c')`.
+pub(crate) fn lstm_gates(gates: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
+    let g = gates.chunk(4, 1)?;
+    let i = g[0].sigmoid()?;
+    let f = g[1].sigmoid()?;
+    let cand = g[2].tanh()?;
+    let o = g[3].sigmoid()?;
+    let c = f.mul(c)?.add(&i.mul(&cand)?)?;
+    let h = o.mul(&c.tanh()?)?;
+    Ok((h, c))
+}
+
+/// A `Tensors = None` argument.
+pub(crate) fn opt_tensors(a: &borch_tensor::api::Args, i: usize) -> Result<Option<Vec<Tensor>>> {
+    if a.get(i).is_none() {
+        Ok(None)
+    } else {
+        a.tensors(i).map(Some)
+    }
+}
+
+/// `hx` as the pair `(h_0, c_0)` (`None`: zeros).
+pub(crate) fn state_pair(class: &str, hx: Option<Vec<Tensor>>) -> Result<Option<(Tensor, Tensor)>> {
+    match hx {
+        None => Ok(None),
+        Some(v) => match <[Tensor; 2]>::try_from(v) {
+            Ok([h, c]) => Ok(Some((h, c))),
+            Err(v) => Err(BorchError::Type(format!(
+                "{class}.forward(): hx must be a tuple of 2 Tensors (h_0, c_0), got {}",
+                v.len()
+            ))),
+        },
+    }
+}
+
+impl Module for LSTMCell {
+    fn forward(&self, input: &Tensor) -> Result<Tensor> {
+        Err(tuple_result("LSTMCell", input))
+    }
+    fn forward_values(
+        &self,
+        positional: Vec<Value>,
+        keywords: Vec<(String, Value)>,
+    ) -> Result<Value> {
+        let a = LSTM_CELL_FORWARD.bind(positional, keywords)?;
+        let hx = state_pair("LSTMCell", opt_tensors(&a, 1)?)?;
+        let (h, c) = LSTMCell::forward(self, &a.tensor(0)?, hx.as_ref().map(|(h, c)| (h, c)))?;
+        Ok(Value::List(vec![Value::Tensor(h), Value::Tensor(c)]))
+    }
+    fn name(&self) -> String {
+        "LSTMCell".into()
+    }
+    fn extra_repr(&self) -> String {
+        self.params.repr()
+    }
+    fn own_parameters(&self) -> Vec<(String, Tensor)> {
+        self.params.named()
+    }
+    training_flag!();
+}
+
+/// The error of `forward(&Tensor) -> Tensor` on a module whose result is a tuple.
+pub(crate) fn tuple_result(class: &str, _input: &Tensor) -> BorchError {
+    BorchError::Type(format!(
+        "{class}.forward() returns a tuple: call it through forward_values (a binding's \
+         module(...)), not as one tensor"
+    ))
+}
+
+display_as_repr!(RNNCell, GRUCell, LSTMCell);

@@ -175,8 +175,10 @@ class JsModule(JsBacked, Module):
     def __setattr__(self, name, value):
         setattr(self._js, b.camel(name), b.to_js_value(value))
 
-    def __call__(self, *inputs):
-        return b.call(self._js.call, inputs, {})
+    def __call__(self, *args, **kwargs):
+        """torch's ``module(*args, **kwargs)``: a Tensor, or a tuple (nested, ``None`` items) for a
+        forward that returns one (LSTM's ``(output, (h_n, c_n))``)."""
+        return b.call(self._js.call, args, kwargs)
 
     forward = __call__
 

@@ -66,7 +66,25 @@ pub fn classes_dts() -> String {
             writeln!(out, "    constructor({form});").unwrap();
         }
         writeln!(out, "  }}").unwrap();
-        writeln!(out, "  export interface {} extends ModuleBase {{}}", c.name).unwrap();
+        match c.forward {
+            None => writeln!(out, "  export interface {} extends ModuleBase {{}}", c.name),
+            Some(f) => {
+                let ret = types::forward_result(f.returns());
+                writeln!(
+                    out,
+                    "  export interface {} extends Omit<ModuleBase, 'call' | 'forward'> {{",
+                    c.name
+                )
+                .unwrap();
+                for form in types::constructor_forms(f.params()) {
+                    writeln!(out, "    /** torch.nn.{}.forward({}) */", c.name, f.text()).unwrap();
+                    writeln!(out, "    call({form}): {ret};").unwrap();
+                    writeln!(out, "    forward({form}): {ret};").unwrap();
+                }
+                writeln!(out, "  }}")
+            }
+        }
+        .unwrap();
     }
     out + "}\n"
 }
@@ -125,6 +143,15 @@ mod tests {
         assert!(d.contains(
             "  export class Tanh {\n    constructor();\n  }\n  export interface Tanh extends ModuleBase {}"
         ));
+        assert!(
+            d.contains(
+                "  export interface LSTMCell extends Omit<ModuleBase, 'call' | 'forward'> {\n    \
+                 /** torch.nn.LSTMCell.forward(input: Tensor, hx: Tensors = None) */\n    \
+                 call(input: Tensor, hx?: Tensor[]): [Tensor, Tensor];"
+            ),
+            "{d}"
+        );
+        assert!(d.contains("  export interface Linear extends ModuleBase {}"));
         assert!(!d.contains("any"));
     }
 }

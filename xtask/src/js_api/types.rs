@@ -2,6 +2,8 @@
 
 use borch_tensor::api::{Default, Entry, Kind, Param, Returns};
 
+use borch_nn::api::forward::ForwardType;
+
 use super::names::camel;
 
 fn ts_type(kind: Kind) -> &'static str {
@@ -56,6 +58,25 @@ fn ctor_param(p: &Param, optional: bool) -> String {
     match p.kind {
         Kind::Ints => ts_param_as(p, optional, "number | number[]"),
         _ => ts_param(p, optional),
+    }
+}
+
+/// The TypeScript type of a module forward's result (`"(Tensor, (Tensor, Tensor))"` →
+/// `[Tensor, [Tensor, Tensor]]`, `T?` → `T | null`).
+pub fn forward_result(returns: &str) -> String {
+    fn ts(t: &ForwardType) -> String {
+        match t {
+            ForwardType::Tensor => "Tensor".into(),
+            ForwardType::Optional(t) => format!("{} | null", ts(t)),
+            ForwardType::Tuple(items) => {
+                let items: Vec<String> = items.iter().map(ts).collect();
+                format!("[{}]", items.join(", "))
+            }
+        }
+    }
+    match ForwardType::parse(returns) {
+        Ok(t) => ts(&t),
+        Err(e) => panic!("{e}"),
     }
 }
 

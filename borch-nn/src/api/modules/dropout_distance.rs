@@ -5,6 +5,7 @@ use borch_tensor::BorchError;
 
 use super::{ModuleClass, boxed, class, factory, no_inplace};
 use crate::functional::BagMode;
+use crate::layers::recurrent::{GRU_CELL_FORWARD, RNN_CELL_FORWARD};
 use crate::{
     AlphaDropout, CosineSimilarity, Dropout1d, Dropout2d, Dropout3d, EmbeddingBag,
     FeatureAlphaDropout, GRUCell, PairwiseDistance, ParameterList, RNNCell,
@@ -54,9 +55,11 @@ pub(super) fn entries() -> Vec<ModuleClass> {
             |a| boxed(ParameterList::new(if a.get(0).is_none() { Vec::new() } else { a.tensors(0)? })?)),
         class("RNNCell", "input_size: Int, hidden_size: Int, bias: Bool = True, nonlinearity: Str = 'tanh', \
                           device: Str = None, dtype: DType = None",
-            |a| { factory(a, 4)?; boxed(RNNCell::new(a.usize(0)?, a.usize(1)?, a.bool(2)?, a.str(3)?)?) }),
+            |a| { factory(a, 4)?; boxed(RNNCell::new(a.usize(0)?, a.usize(1)?, a.bool(2)?, a.str(3)?)?) })
+            .with_forward(&RNN_CELL_FORWARD),
         class("GRUCell", "input_size: Int, hidden_size: Int, bias: Bool = True, device: Str = None, \
                           dtype: DType = None",
-            |a| { factory(a, 3)?; boxed(GRUCell::new(a.usize(0)?, a.usize(1)?, a.bool(2)?)?) }),
+            |a| { factory(a, 3)?; boxed(GRUCell::new(a.usize(0)?, a.usize(1)?, a.bool(2)?)?) })
+            .with_forward(&GRU_CELL_FORWARD),
     ]
 }

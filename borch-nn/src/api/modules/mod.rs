@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 use borch_tensor::api::{self, Args, Call, Entry, Form, Param, Returns, Value, parse_params};
 use borch_tensor::{BorchError, DType, Result};
 
+use crate::api::forward::ForwardSignature;
 use crate::module::Module;
 use crate::reduction::Reduction;
 
@@ -32,6 +33,7 @@ mod normalization_more;
 mod padding;
 mod pooling;
 mod pooling_more;
+mod recurrent;
 mod resample;
 mod transformer;
 
@@ -50,12 +52,23 @@ pub struct ModuleClass {
     /// The signature parsed, as an [`Entry`] the core's binder takes (its `call` is unused).
     pub entry: Entry,
     pub build: Builder,
+    /// The forward's signature when it takes more than tensors or returns a tuple (LSTM's
+    /// `forward(input, hx=None) -> (output, (h_n, c_n))`); `None`: tensors in, one tensor out.
+    pub forward: Option<&'static ForwardSignature>,
 }
 
 impl ModuleClass {
     /// The constructor's parameters, in torch's order.
     pub fn params(&self) -> &[Param] {
         &self.entry.params
+    }
+
+    /// This class with the forward signature its module's `forward_values` binds.
+    pub(super) fn with_forward(self, forward: &'static ForwardSignature) -> ModuleClass {
+        ModuleClass {
+            forward: Some(forward),
+            ..self
+        }
     }
 }
 
@@ -82,6 +95,7 @@ pub(super) fn class(name: &'static str, signature: &'static str, build: Builder)
             call: Call::Fn(unused),
         },
         build,
+        forward: None,
     }
 }
 
@@ -105,6 +119,7 @@ pub fn classes() -> &'static [ModuleClass] {
         all.extend(activations_more::entries());
         all.extend(losses_more::entries());
         all.extend(dropout_distance::entries());
+        all.extend(recurrent::entries());
         all.extend(transformer::entries());
         all
     })

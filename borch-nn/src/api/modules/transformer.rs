@@ -7,6 +7,9 @@ use borch_tensor::api::Args;
 use borch_tensor::{BorchError, Result};
 
 use super::{ModuleClass, boxed, class, factory};
+use crate::layers::attention::MHA_FORWARD;
+use crate::layers::transformer::TRANSFORMER_FORWARD;
+use crate::layers::transformer_layers::{DECODER_LAYER_FORWARD, ENCODER_LAYER_FORWARD};
 use crate::{
     Activation, LayerConfig, MhaConfig, MultiheadAttention, Transformer, TransformerDecoderLayer,
     TransformerEncoderLayer,
@@ -48,11 +51,13 @@ pub(super) fn entries() -> Vec<ModuleClass> {
                     batch_first: a.bool(8)?,
                 };
                 boxed(MultiheadAttention::new(a.usize(0)?, a.usize(1)?, c)?)
-            }),
+            }).with_forward(&MHA_FORWARD),
         class("TransformerEncoderLayer", LAYER,
-            |a| { factory(a, 9)?; boxed(TransformerEncoderLayer::new(a.usize(0)?, a.usize(1)?, layer_config(a, 2, 5)?)?) }),
+            |a| { factory(a, 9)?; boxed(TransformerEncoderLayer::new(a.usize(0)?, a.usize(1)?, layer_config(a, 2, 5)?)?) })
+            .with_forward(&ENCODER_LAYER_FORWARD),
         class("TransformerDecoderLayer", LAYER,
-            |a| { factory(a, 9)?; boxed(TransformerDecoderLayer::new(a.usize(0)?, a.usize(1)?, layer_config(a, 2, 5)?)?) }),
+            |a| { factory(a, 9)?; boxed(TransformerDecoderLayer::new(a.usize(0)?, a.usize(1)?, layer_config(a, 2, 5)?)?) })
+            .with_forward(&DECODER_LAYER_FORWARD),
         class("Transformer", "d_model: Int = 512, nhead: Int = 8, num_encoder_layers: Int = 6, \
                num_decoder_layers: Int = 6, dim_feedforward: Int = 2048, dropout: Float = 0.1, \
                activation: Str = 'relu', custom_encoder: Str = None, custom_decoder: Str = None, \
@@ -67,6 +72,6 @@ pub(super) fn entries() -> Vec<ModuleClass> {
                 }
                 let c = layer_config(a, 4, 9)?;
                 boxed(Transformer::new(a.usize(0)?, a.usize(1)?, a.usize(2)?, a.usize(3)?, c)?)
-            }),
+            }).with_forward(&TRANSFORMER_FORWARD),
     ]
 }
