@@ -113,6 +113,28 @@ fn grouped(q: &Tensor, k: &Tensor, v: &Tensor, enable_gqa: bool) -> Result<(Tens
     Ok((repeat(k, hk)?, repeat(v, hv)?))
 }
 
+/// torch adds the mask in place (`attn.add_(mask)`): a mask that would grow the scores is an
+/// error.
+fn check_in_place(scores: &[usize], mask: &[usize]) -> Result<()> {
+    let n = scores.len().max(mask.len());
+    let dim = |s: &[usize], i: usize| {
+        let pad = n - s.len();
+        if i < pad { 1 } else { s[i - pad] }
+    };
+    let b: Vec<usize> = (0..n)
+        .map(|i| {
+            let (a, m) = (dim(scores, i), dim(mask, i));
+            if a == 1 { m } else { a }
+        })
+        .collect();
+    if b != scores {
+        return runtime(format!(
+            "output with shape {scores:?} doesn't match the broadcast shape {b:?}"
+        ));
+    }
+    Ok(())
+}
+
 /// torch's `_safe_softmax(x, -1)`: softmax over the last dim, zero for a row that is all -inf
 /// (also in the gradient).
 fn safe_softmax(x: &Tensor) -> Result<Tensor> {
@@ -156,6 +178,7 @@ pub fn scaled_dot_product_attention(
     let mut attn = q.matmul(&k.transpose(-2, -1)?.mul(root)?)?;
     let attn = match &mask {
         Some(m) => {
+            check_in_place(attn.shape(), m.shape())?;
             attn = attn.add(m)?;
             safe_softmax(&attn)?
         }

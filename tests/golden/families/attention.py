@@ -35,10 +35,10 @@ def sdpa(q, k, v, *mask, has_mask=False, seed=None, **args):
     return F.scaled_dot_product_attention(q, k, v, *mask, **args)
 
 
-def c(name, inputs, **args):
+def c(name, inputs, contains=None, **args):
     args = dict(args)
     args["has_mask"] = len(inputs) == 4
-    return case(f"{OP}/{name}", OP, inputs, sdpa, args)
+    return case(f"{OP}/{name}", OP, inputs, sdpa, args, contains=contains)
 
 
 def cases():
@@ -108,4 +108,6 @@ def cases():
     yield c("query_1d", [X(4), X(2, 5, 4), X(2, 5, 6)])
     yield c("key_int", [X(2, 3, 4), In([1] * 40, "int64", [2, 5, 4]), X(2, 5, 6)])
     yield c("gqa_not_divisible", [X(1, 4, 3, 4), X(1, 3, 5, 4), X(1, 3, 5, 4)], enable_gqa=True)
+    yield c("mask_grows_scores", [X(2, 3, 4), X(2, 5, 4), X(2, 5, 6), X(2, 2, 3, 5)],
+            contains="doesn't match the broadcast shape [2, 2, 3, 5]")
     yield c("dropout_bad_p", [X(2, 3, 4), X(2, 5, 4), X(2, 5, 6)], dropout_p=1.5, seed=0)
