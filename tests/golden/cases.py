@@ -31,6 +31,8 @@ from families import more_inplace, more_tensor, more_nn  # noqa: E402
 FAMILIES += [more_inplace, more_tensor, more_nn]
 from families import fractional  # noqa: E402
 FAMILIES.append(fractional)
+from families import attention  # noqa: E402
+FAMILIES.append(attention)
 
 
 def main():

@@ -71,10 +71,12 @@ def build(spec):
         return nn.Sequential(*mods) if kind == "Sequential" else nn.ModuleList(mods)
     if kind == "ModuleDict":
         return nn.ModuleDict(OrderedDict((name, build(s)) for name, s in spec["children"]))
-    args = [dec(a) if is_tensor_spec(a) else (tuple(a) if isinstance(a, list) else a)
-            for a in spec.get("args", [])]
-    kwargs = {k: (dec(v) if is_tensor_spec(v) else (tuple(v) if isinstance(v, list) else v))
-              for k, v in spec.get("kwargs", {}).items()}
+    def arg(a):
+        if isinstance(a, dict) and "type" in a:
+            return build(a)  # a module argument (TransformerEncoder's encoder_layer, norm)
+        return dec(a) if is_tensor_spec(a) else (tuple(a) if isinstance(a, list) else a)
+    args = [arg(a) for a in spec.get("args", [])]
+    kwargs = {k: arg(v) for k, v in spec.get("kwargs", {}).items()}
     return getattr(nn, kind)(*args, **kwargs)
 
 
@@ -578,13 +580,16 @@ def main():
     import cases_more
     import breadth_cases
     import recurrent_cases
+    import attention_cases
     more = cases_more.activation_cases() + cases_more.loss_cases() + cases_more.layer_cases()
     more += cases_more.recurrent_cases()
     more += recurrent_cases.forward_cases()
+    more += attention_cases.forward_cases()
     cases = {
         "torch": torch.__version__,
         "init": init_cases(cases_more.init_specs() + recurrent_cases.init_specs()
-                           + breadth_cases.init_specs()),
+                           + breadth_cases.init_specs()
+                           + attention_cases.init_specs()),
         "init_fns": init_fn_cases(),
         "gains": gains(),
         "forward": activation_cases() + layer_cases() + loss_cases()
@@ -595,7 +600,8 @@ def main():
         "lazy": convpool_cases.lazy_cases(build, M, C, enc, inp, materialise),
         "structure": structure_cases(cases_more.structure_specs()
                                      + recurrent_cases.structure_specs()
-                                     + breadth_cases.structure_specs())
+                                     + breadth_cases.structure_specs()
+                                     + attention_cases.structure_specs())
         + breadth_cases.parameter_dict_records(),
         "load_errors": load_error_cases(),
         "errors": error_cases(),

@@ -11,6 +11,7 @@ use borch_tensor::{BorchError, Result, Tensor};
 use crate::functional as F;
 use crate::reduction::Reduction;
 
+mod attention;
 pub(crate) mod fractional;
 mod more;
 mod norm_functions;
@@ -188,7 +189,7 @@ pub fn entries() -> &'static [Entry] {
         // torch's num_classes=-1 reads the classes back: the core's one_hot does that where it can.
         entry("one_hot", "tensor: Tensor, num_classes: Int = -1",
             |a| api::call("one_hot", false, a.values().to_vec(), Vec::new())),
-    ].into_iter().chain(norm_functions::entries()).chain(more::entries()).chain(F::pooling_catalog::entries()).chain(fractional::entries()).collect())
+    ].into_iter().chain(norm_functions::entries()).chain(more::entries()).chain(F::pooling_catalog::entries()).chain(fractional::entries()).chain(attention::entries()).collect())
 }
 
 /// Call `torch.nn.functional.name(...)` with dynamically typed arguments.

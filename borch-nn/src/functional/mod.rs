@@ -3,6 +3,7 @@
 
 mod activation;
 mod activation_more;
+mod attention;
 mod cross_entropy;
 mod cross_map_lrn;
 mod ctc;
@@ -16,6 +17,7 @@ mod linear;
 mod loss;
 mod loss_more;
 mod margin;
+mod mha;
 mod normalization;
 mod normalization_batch;
 mod padding;
@@ -33,6 +35,7 @@ pub use activation_more::{
     celu, glu, hardshrink, hardsigmoid, logsigmoid, prelu, rrelu, softmax2d, softmin, softshrink,
     softsign, tanhshrink, threshold,
 };
+pub use attention::{Sdpa, scaled_dot_product_attention};
 /// Convolution and pooling live in the core (`torch.conv2d` is a torch function too).
 pub use borch_tensor::{
     Padding, adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d, max_pool2d_with_indices,
@@ -63,6 +66,7 @@ pub use loss_more::{
     triplet_margin_with_distance_loss,
 };
 pub use margin::{multi_margin_loss, multilabel_margin_loss};
+pub use mha::{MhaOptions, MhaWeights, canonical_mask, multi_head_attention_forward};
 pub use normalization::{layer_norm, rms_norm};
 pub use normalization_batch::{
     Momentum, batch_norm, group_norm, instance_norm, local_response_norm, normalize,

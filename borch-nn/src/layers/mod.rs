@@ -3,6 +3,7 @@
 mod activation;
 mod activation_more;
 mod adaptive_softmax;
+pub(crate) mod attention;
 mod container;
 mod conv;
 mod conv_transpose;
@@ -25,6 +26,8 @@ pub(crate) mod recurrent;
 pub(crate) mod recurrent_seq;
 mod resample;
 mod reshape;
+pub(crate) mod transformer;
+pub(crate) mod transformer_layers;
 
 pub use activation::{
     ELU, GELU, Hardswish, Hardtanh, LeakyReLU, LogSoftmax, Mish, ReLU, ReLU6, SELU, SiLU, Sigmoid,
@@ -35,6 +38,7 @@ pub use activation_more::{
     Softsign, Tanhshrink, Threshold,
 };
 pub use adaptive_softmax::{ADAPTIVE_LOG_SOFTMAX_FORWARD, AdaptiveLogSoftmaxWithLoss};
+pub use attention::{MhaConfig, MultiheadAttention, NonDynamicallyQuantizableLinear};
 pub use container::{ModuleDict, ModuleList, Sequential, child_name, child_name_at};
 pub use conv::{Conv1d, Conv2d, Conv3d, ConvOptions};
 pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, ConvTransposeOptions};
@@ -82,6 +86,13 @@ pub use recurrent::{GRUCell, LSTMCell, RNNCell};
 pub use recurrent_seq::{GRU, LSTM, RNN, RNNBase, RnnMode, RnnOptions};
 pub use resample::{ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample};
 pub use reshape::{Flatten, Unflatten};
+pub use transformer::{
+    Transformer, TransformerDecoder, TransformerEncoder, generate_square_subsequent_mask,
+    square_subsequent_mask,
+};
+pub use transformer_layers::{
+    Activation, DecoderMasks, LayerConfig, TransformerDecoderLayer, TransformerEncoderLayer,
+};
 
 use borch_tensor::{DType, Result, Tensor, empty, keep_alive};
 

@@ -28,6 +28,7 @@ fn number(x: &Json) -> f64 {
             "-inf" => f64::NEG_INFINITY,
             other => panic!("not a number: {other}"),
         },
+        Json::Bool(b) => f64::from(u8::from(*b)),
         _ => x.as_f64().expect("number"),
     }
 }
@@ -168,6 +169,7 @@ pub fn build(spec: &Json) -> Box<dyn Module> {
                 .map(|(n, m)| (n.expect("name"), m))
                 .collect(),
         )),
+        "TransformerEncoder" | "TransformerDecoder" => stack(kind, spec),
         _ => {
             let positional = spec["args"]
                 .as_array()
@@ -190,6 +192,30 @@ pub fn build_checked(spec: &Json) -> borch_tensor::Result<Box<dyn Module>> {
         o.iter().map(|(k, v)| (k.clone(), value(v))).collect()
     });
     build_module(kind, positional, keywords)
+
+/// TransformerEncoder / TransformerDecoder: their layer (and norm) are module specs, built and
+/// handed over as a binding does (`from_modules`, which deep-copies them).
+fn stack(kind: &str, spec: &Json) -> Box<dyn Module> {
+    let layer = build(&spec["args"][0]);
+    let n = spec["args"][1].as_u64().expect("num_layers") as usize;
+    let kw = &spec["kwargs"];
+    let norm = kw.get("norm").filter(|n| !n.is_null()).map(build);
+    let flag = |k: &str| kw.get(k).and_then(Json::as_bool).unwrap_or(true);
+    if kind == "TransformerEncoder" {
+        let e = TransformerEncoder::from_modules(
+            &*layer,
+            n,
+            norm.as_deref(),
+            flag("enable_nested_tensor"),
+            flag("mask_check"),
+        );
+        Box::new(e.expect("TransformerEncoder"))
+    } else {
+        Box::new(
+            TransformerDecoder::from_modules(&*layer, n, norm.as_deref())
+                .expect("TransformerDecoder"),
+        )
+    }
 }
 
 static RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());

@@ -36,6 +36,7 @@ mod pooling;
 mod pooling_more;
 mod recurrent;
 mod resample;
+mod transformer;
 
 /// The module named in errors (`module 'torch.nn' has no attribute 'X'`).
 pub const MODULE: &str = "torch.nn";
@@ -121,6 +122,7 @@ pub fn classes() -> &'static [ModuleClass] {
         all.extend(dropout_distance::entries());
         all.extend(recurrent::entries());
         all.extend(more_layers::entries());
+        all.extend(transformer::entries());
         all
     })
 }
