@@ -17,7 +17,7 @@ pub struct FunctionNamespace {
     pub entries: fn() -> &'static [Entry],
 }
 
-pub fn function_namespaces() -> [FunctionNamespace; 2] {
+pub fn function_namespaces() -> [FunctionNamespace; 3] {
     [
         FunctionNamespace {
             path: "nn.utils",
@@ -28,6 +28,11 @@ pub fn function_namespaces() -> [FunctionNamespace; 2] {
             path: "autograd",
             module: borch_autograd::api::MODULE,
             entries: borch_autograd::api::entries,
+        },
+        FunctionNamespace {
+            path: "nn.Transformer",
+            module: borch_nn::api::modules::statics::TRANSFORMER,
+            entries: borch_nn::api::modules::statics::transformer,
         },
     ]
 }

@@ -22,6 +22,7 @@ mod param_groups;
 mod registry;
 mod scope;
 mod selftest;
+mod stacks;
 mod tensor;
 
 pub use autograd::no_grad;

@@ -195,6 +195,37 @@ impl Node {
     }
 }
 
+/// A new handle on the module of a JavaScript module object, if `v` is one.
+pub fn node_of(v: &JsValue) -> Option<Node> {
+    module_place(v).map(Node::register)
+}
+
+/// Run `f` on the modules of `nodes` (`None` stays `None`), all borrowed at once.
+pub fn with_modules<R>(
+    nodes: &[Option<Node>],
+    f: impl FnOnce(&[Option<&dyn Module>]) -> Result<R>,
+) -> JsResult<R> {
+    fn go<'a, R>(
+        nodes: &[Option<Node>],
+        mut done: Vec<Option<&'a dyn Module>>,
+        f: impl FnOnce(&[Option<&dyn Module>]) -> Result<R>,
+    ) -> JsResult<R> {
+        match nodes.split_first() {
+            None => f(&done).map_err(to_js),
+            Some((None, rest)) => {
+                done.push(None);
+                go(rest, done, f)
+            }
+            Some((Some(node), rest)) => node.with(|m| {
+                let mut done: Vec<Option<&dyn Module>> = done;
+                done.push(Some(m));
+                Ok(go(rest, done, f))
+            })?,
+        }
+    }
+    go(nodes, Vec::new(), f)
+}
+
 /// The place of a JavaScript module object, if `v` is one.
 fn module_place(v: &JsValue) -> Option<Rc<RefCell<Place>>> {
     LIVE.branded(v, MODULE_ID)?.upgrade()

@@ -13,11 +13,19 @@ def js_class(namespace, name, where, base):
             raise AttributeError(
                 f"module '{where}' has no attribute '{name}' — borch-ts does not have '{name}'"
             )
-        cache[name] = type(name, (base,), {"_js_class": js_cls, "__module__": where})
+        cache[name] = JsClass(name, (base,), {"_js_class": js_cls, "__module__": where})
     return cache[name]
 
 
 CLASSES = {}
+
+
+class JsClass(type):
+    """The class of a borch-ts class: its static methods (``nn.Transformer.
+    generate_square_subsequent_mask``) forward by name to the JavaScript class's."""
+
+    def __getattr__(cls, name):
+        return b.attribute(None, cls.__dict__["_js_class"], name, f"type object '{cls.__name__}'")
 
 
 class JsBacked(b.JsObject):

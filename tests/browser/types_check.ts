@@ -77,6 +77,18 @@ export async function typed(): Promise<number> {
   const lstm = new torch.nn.LSTM(2, 3, { numLayers: 2, batchFirst: true });
   const [seqOut, [hN, cN]]: [torch.Tensor, [torch.Tensor, torch.Tensor]] = lstm.call(torch.ones([1, 4, 2]));
   const [gruOut, gruH]: [torch.Tensor, torch.Tensor] = new torch.nn.GRU(2, 3).call(torch.ones([4, 2]), { hx: torch.zeros([1, 3]) });
-  const used = [seqOut, hN, cN, gruOut, gruH, h1, c1, notOne, scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight];
+  // TransformerEncoder/Decoder take a layer (deep-copied); forward's masks typed from its
+  // ForwardSignature; nn.Transformer's static method from its catalog.
+  const encLayer = new torch.nn.TransformerEncoderLayer(4, 2, { dimFeedforward: 8, dropout: 0.0 });
+  const encoder = new torch.nn.TransformerEncoder(encLayer, 2, { norm: new torch.nn.LayerNorm(4) });
+  const causal: torch.Tensor = torch.nn.Transformer.generateSquareSubsequentMask(3);
+  const encoded: torch.Tensor = encoder.call(torch.ones([3, 1, 4]), { mask: causal, isCausal: true });
+  const decoder = new torch.nn.TransformerDecoder(new torch.nn.TransformerDecoderLayer(4, 2), 1);
+  const decoded: torch.Tensor = decoder.forward(torch.ones([3, 1, 4]), encoded, { tgtMask: causal });
+  // @ts-expect-error the layer is a module, not a number
+  new torch.nn.TransformerEncoder(4, 2);
+  // @ts-expect-error TransformerEncoder.forward has no keyword tgtMask
+  encoder.call(encoded, { tgtMask: causal });
+  const used = [seqOut, encoded, decoded, hN, cN, gruOut, gruH, h1, c1, notOne, scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight];
   return dim0 + shape.length + used.length + layers;
 }

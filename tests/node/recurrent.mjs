@@ -1,6 +1,8 @@
-// The modules whose forward takes more than tensors or returns a tuple (LSTMCell, RNN, LSTM, GRU)
-// through borch-ts under Node on Dawn: every forward case of tests/nn/cases.json with a tuple
-// output or forward keywords (frozen from torch by tests/nn/recurrent_cases.py) is built by name,
+// The modules whose forward takes more than tensors or returns a tuple (LSTMCell, RNN, LSTM, GRU,
+// MultiheadAttention, Transformer*, TransformerEncoder/Decoder built from a layer) through
+// borch-ts under Node on Dawn: every forward case of tests/nn/cases.json with a tuple output or
+// forward keywords (frozen from torch by tests/nn/recurrent_cases.py and attention_cases.py) is
+// built by name (a module argument from its own spec),
 // loaded, called as `m.call(...inputs, keywords)` (tuples come back as nested arrays, None as
 // null), and checked: outputs, then the gradients of sum(output · gout) over every tensor output
 // (torch.autograd.backward) for every input and parameter. atol 1e-4, rtol 1e-4.
@@ -41,6 +43,21 @@ async function main() {
   };
   const keyword = (v) => (Array.isArray(v) ? v.map(keyword) : v !== null && typeof v === 'object' ? tensor(v) : v);
   const flat = (tree) => (Array.isArray(tree) ? tree.flatMap(flat) : [tree]);
+  // A module spec built by name; an argument that is itself a spec (TransformerEncoder's layer and
+  // norm) is built first and passed as a module. The stack deep-copies it: the layer stays usable.
+  const isSpec = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.type === 'string';
+  const build = (spec) => {
+    const inner = [];
+    const arg = (v) => (isSpec(v) ? (inner.push(build(v)), inner.at(-1)) : keyword(v));
+    const kwargs = Object.fromEntries(Object.entries(spec.kwargs).map(([k, v]) => [k, arg(v)]));
+    const m = new torch.nn[spec.type](...spec.args.map(arg), kwargs);
+    for (const layer of inner) {
+      if (layer.namedParameters().length === 0 && layer.className !== 'Identity') {
+        throw new Error(`${spec.type}: its ${layer.className} argument lost its parameters`);
+      }
+    }
+    return m;
+  };
 
   async function compare(what, actual, expected, out) {
     const shape = [...actual.shape];
@@ -83,8 +100,7 @@ async function main() {
     const out = [];
     try {
       torch.manualSeed(c.seed);
-      const spec = c.module;
-      const m = new torch.nn[spec.type](...spec.args, spec.kwargs);
+      const m = build(c.module);
       m.loadStateDict(Object.fromEntries(c.state_dict.map(([k, v]) => [k, tensor(v)])), true);
       m.train(c.train);
       const leaves = [];

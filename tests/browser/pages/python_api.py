@@ -221,4 +221,31 @@ raises("GRU(input, hx=a 2-D state)", RuntimeError,
 raises("LSTM.forward(bad=1)", TypeError, "LSTM.forward() got an unexpected keyword argument 'bad'",
        lambda: lstm(seq, bad=1))
 
+# TransformerEncoder / TransformerDecoder take a layer and deep-copy it (the layer stays the
+# caller's); keys, shapes and the mask are torch's (python_expected.json, from python_expected.py).
+import json
+
+expected = json.loads(EXPECTED_JSON)  # noqa: F821 (set by python.mjs)
+torch.manual_seed(0)
+enc_layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+encoder = nn.TransformerEncoder(enc_layer, 2)
+check("TransformerEncoder state_dict keys are torch's", list(encoder.state_dict()) == expected["encoder_keys"])
+enc_out = encoder(torch.ones(5, 3, 8))
+check("TransformerEncoder forward", list(enc_out.shape) == expected["encoder_output_shape"])
+check("TransformerEncoder layers start equal to the layer", encoder.state_dict()["layers.1.linear1.weight"].tolist()
+      == enc_layer.linear1.weight.tolist())
+check("the layer stays the caller's", enc_layer(torch.ones(5, 3, 8)).shape == (5, 3, 8)
+      and len(enc_layer.state_dict()) == 12)
+mask = nn.Transformer.generate_square_subsequent_mask(3)
+check("nn.Transformer.generate_square_subsequent_mask", [[str(v) for v in row] for row in mask.tolist()]
+      == expected["mask"])
+masked = encoder(torch.ones(3, 2, 8), mask=mask, src_key_padding_mask=torch.tensor([[False, False, True]] * 2))
+check("TransformerEncoder forward with masks by keyword", masked.shape == (3, 2, 8))
+decoder = nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0), 1, norm=nn.LayerNorm(8))
+check("TransformerDecoder state_dict keys are torch's", list(decoder.state_dict()) == expected["decoder_keys"])
+check("TransformerDecoder forward", decoder(torch.ones(3, 2, 8), torch.ones(4, 2, 8), tgt_mask=mask).shape == (3, 2, 8))
+raises("TransformerEncoder(nn.Linear)", NotImplementedError,
+       "TransformerEncoder(encoder_layer=...): borch takes a TransformerEncoderLayer, not Linear",
+       lambda: nn.TransformerEncoder(nn.Linear(2, 2), 2))
+
 print(f"python api: {checks} checks passed")

@@ -258,6 +258,13 @@ function buildModule(target, name, args) {
   return Object.setPrototypeOf(wasm.newModule(name, args), target.prototype);
 }
 
+// `new nn.TransformerEncoder(layer, n, …)`: a class whose constructor takes modules; the core
+// deep-copies them (the caller's layer stays its own).
+function buildStack(target, name, args) {
+  ready(name);
+  return Object.setPrototypeOf(wasm.newStack(name, args), target.prototype);
+}
+
 "#;
 
 const INDEX_D_TS: &str = r#"// borch-ts: borch (a PyTorch-shaped deep-learning library on WebGPU) for JavaScript.

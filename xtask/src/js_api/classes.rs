@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 
+use borch_nn::api::modules::stacks::{StackClass, stack_classes};
 use borch_nn::api::modules::{self, ModuleClass};
 
 use super::types;
@@ -20,8 +21,23 @@ fn class_line(c: &ModuleClass) -> String {
     )
 }
 
+/// A class taking modules (`TransformerEncoder`): one call, `buildStack`.
+fn stack_line(c: &StackClass) -> String {
+    format!(
+        "class {0} extends Module {{ constructor(...args) {{ return buildStack(new.target, {0:?}, args); }} }}",
+        c.name
+    )
+}
+
+/// `Object.assign(Transformer, ns_nn_Transformer);`: a class's static methods, from the function
+/// namespace `nn.<Class>`.
+fn statics_line(class: &str, object: &str) -> String {
+    format!("Object.assign({class}, {object});")
+}
+
 fn adopt_line() -> String {
-    let names: Vec<&str> = modules::names();
+    let mut names: Vec<&str> = modules::names();
+    names.extend(stack_classes().iter().map(|c| c.name));
     format!(
         "adopt(Module, (m) => ({{ {} }})[m.className]?.prototype);",
         names.join(", ")
@@ -35,18 +51,29 @@ pub fn classes_js() -> String {
     for c in modules::classes() {
         writeln!(out, "{}", class_line(c)).unwrap();
     }
+    for c in stack_classes() {
+        writeln!(out, "{}", stack_line(c)).unwrap();
+    }
+    for (class, object, _) in super::namespaces::class_statics() {
+        writeln!(out, "{}", statics_line(class, &object)).unwrap();
+    }
     out + &adopt_line() + "\n"
 }
 
 /// Whether `line` of [`classes_js`] is a forwarding line (for the audit).
 pub fn is_forwarding(line: &str) -> bool {
     let class = line.starts_with("class ")
-        && line
-            .contains(" extends Module { constructor(...args) { return buildModule(new.target, \"")
+        && (line.contains(
+            " extends Module { constructor(...args) { return buildModule(new.target, \"",
+        ) || line
+            .contains(" extends Module { constructor(...args) { return buildStack(new.target, \""))
         && line.ends_with("\", args); } }");
+    let statics = super::namespaces::class_statics()
+        .iter()
+        .any(|(class, object, _)| line == statics_line(class, object));
     let adopt = line.starts_with("adopt(Module, (m) => ({ ")
         && line.ends_with(" })[m.className]?.prototype);");
-    class || adopt || line == OPEN || line.is_empty() || line.starts_with("// ")
+    class || statics || adopt || line == OPEN || line.is_empty() || line.starts_with("// ")
 }
 
 /// The declarations: `declare namespace catalog { export class Linear { constructor(…); } }` with
@@ -62,6 +89,7 @@ pub fn classes_dts() -> String {
     for c in modules::classes() {
         writeln!(out, "  /** torch.nn.{}({}) */", c.name, c.signature).unwrap();
         writeln!(out, "  export class {} {{", c.name).unwrap();
+        out += &super::namespaces::static_declarations(c.name);
         for form in types::constructor_forms(c.params()) {
             writeln!(out, "    constructor({form});").unwrap();
         }
@@ -86,12 +114,63 @@ pub fn classes_dts() -> String {
         }
         .unwrap();
     }
+    for c in stack_classes() {
+        out += &stack_dts(c);
+    }
     out + "}\n"
+}
+
+/// What a module parameter accepts: any borch-ts module (as `Sequential` takes them).
+const MODULE_ARG: &str = "{ readonly __borchModule: number }";
+
+/// A class taking modules: its module parameters typed as modules, the others as the catalog's.
+fn stack_dts(c: &StackClass) -> String {
+    let params = borch_tensor::api::parse_params(&c.signature.replace(": Module", ": Tensor"));
+    let mut out = format!(
+        "  /** torch.nn.{}({}) */\n  export class {} {{\n",
+        c.name, c.signature, c.name
+    );
+    for form in types::constructor_forms(&params) {
+        let mut form = form;
+        for p in c.modules {
+            let js = super::camel(p.name);
+            form = form
+                .replace(&format!("{js}: Tensor"), &format!("{js}: {MODULE_ARG}"))
+                .replace(
+                    &format!("{js}?: Tensor | null"),
+                    &format!("{js}?: {MODULE_ARG} | null"),
+                )
+                .replace(
+                    &format!("{js}?: Tensor"),
+                    &format!("{js}?: {MODULE_ARG} | null"),
+                );
+        }
+        writeln!(out, "    constructor({form});").unwrap();
+    }
+    let ret = types::forward_result(c.forward.returns());
+    writeln!(
+        out,
+        "  }}\n  export interface {} extends Omit<ModuleBase, 'call' | 'forward'> {{",
+        c.name
+    )
+    .unwrap();
+    for form in types::constructor_forms(c.forward.params()) {
+        writeln!(
+            out,
+            "    /** torch.nn.{}.forward({}) */",
+            c.name,
+            c.forward.text()
+        )
+        .unwrap();
+        writeln!(out, "    call({form}): {ret};").unwrap();
+        writeln!(out, "    forward({form}): {ret};").unwrap();
+    }
+    out + "  }\n"
 }
 
 /// Whether `name` is a catalog class (declared in `catalog`, generated in index.js).
 pub fn is_catalog(name: &str) -> bool {
-    modules::find(name).is_some()
+    modules::find(name).is_some() || stack_classes().iter().any(|c| c.name == name)
 }
 
 /// The classes as `signatures.json` entries.

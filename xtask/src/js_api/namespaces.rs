@@ -30,6 +30,37 @@ fn split(path: &str) -> (Option<&str>, &str) {
     }
 }
 
+/// The namespaces that are a catalog class's static methods (`nn.Transformer`): `(class, object,
+/// path)`. The class gets them (`Object.assign`), not its parent namespace.
+pub fn class_statics() -> Vec<(&'static str, String, &'static str)> {
+    borch_js::function_namespaces()
+        .into_iter()
+        .filter_map(|ns| match split(ns.path) {
+            (Some(_), name) if super::classes::is_catalog(name) => {
+                Some((name, ident(ns.path), ns.path))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `static generateSquareSubsequentMask(…): Tensor;` lines of `class`'s static methods.
+pub fn static_declarations(class: &str) -> String {
+    let mut out = String::new();
+    for ns in borch_js::function_namespaces() {
+        if let (Some(_), name) = split(ns.path)
+            && name == class
+        {
+            for e in (ns.entries)() {
+                for line in types::overloads(e, &camel(e.name), true) {
+                    writeln!(out, "    static {line}").unwrap();
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Each namespace's object; top-level ones are exported under their name.
 pub fn objects_js() -> String {
     let mut out = String::new();
@@ -84,6 +115,7 @@ pub fn nested_members(parent: &str, dts: bool) -> String {
     for ns in borch_js::function_namespaces() {
         if let (Some(p), name) = split(ns.path)
             && p == parent
+            && !super::classes::is_catalog(name)
         {
             if dts {
                 writeln!(out, "  readonly {name}: {};", interface(ns.path)).unwrap();

@@ -36,6 +36,8 @@ mod pooling;
 mod pooling_more;
 mod recurrent;
 mod resample;
+pub mod stacks;
+pub mod statics;
 mod transformer;
 
 /// The module named in errors (`module 'torch.nn' has no attribute 'X'`).

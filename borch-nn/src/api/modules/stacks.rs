@@ -1,0 +1,166 @@
+//! Classes whose constructor takes modules as well as values: torch's
+//! `TransformerEncoder(encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
+//! mask_check=True)` and `TransformerDecoder(decoder_layer, num_layers, norm=None)`. A catalog
+//! value cannot carry a module, so each class lists its module parameters (name and position in
+//! torch's signature); a binding takes those arguments out, hands them over as `&dyn Module`
+//! (they are deep-copied, so the caller's layer stays its own, as torch's `_get_clones`), and the
+//! core binds the rest to the other parameters with its binder (torch's defaults and TypeErrors).
+
+use std::sync::OnceLock;
+
+use borch_tensor::api::{self, Args, Call, Entry, Form, Returns, Value, parse_params};
+use borch_tensor::{BorchError, Result};
+
+use super::{MODULE, boxed};
+use crate::api::forward::ForwardSignature;
+use crate::layers::transformer::{DECODER_FORWARD, ENCODER_FORWARD};
+use crate::module::Module;
+use crate::{TransformerDecoder, TransformerEncoder};
+
+/// A module parameter: torch's name, its position in torch's signature, whether it is required
+/// (an optional one defaults to None).
+pub struct ModuleParam {
+    pub name: &'static str,
+    pub position: usize,
+    pub required: bool,
+}
+
+/// Builds the module from its module arguments (in [`StackClass::modules`] order, None where
+/// left out or None) and the other arguments, bound.
+pub type StackBuilder = fn(&[Option<&dyn Module>], &Args) -> Result<Box<dyn Module>>;
+
+/// One class taking modules.
+pub struct StackClass {
+    pub name: &'static str,
+    /// torch's signature, module parameters typed `Module`.
+    pub signature: &'static str,
+    pub modules: &'static [ModuleParam],
+    /// The other parameters, in torch's order, as the binder takes them.
+    pub entry: Entry,
+    pub build: StackBuilder,
+    pub forward: &'static ForwardSignature,
+}
+
+fn unused(_: &Args) -> Result<Value> {
+    Ok(Value::None)
+}
+
+fn stack(
+    name: &'static str,
+    signature: &'static str,
+    modules: &'static [ModuleParam],
+    values: &str,
+    build: StackBuilder,
+    forward: &'static ForwardSignature,
+) -> StackClass {
+    StackClass {
+        name,
+        signature,
+        modules,
+        entry: Entry {
+            name,
+            form: Form::Function,
+            params: parse_params(values),
+            returns: Returns::Tensor,
+            call: Call::Fn(unused),
+        },
+        build,
+        forward,
+    }
+}
+
+const fn param(name: &'static str, position: usize, required: bool) -> ModuleParam {
+    ModuleParam {
+        name,
+        position,
+        required,
+    }
+}
+
+static ENCODER_MODULES: [ModuleParam; 2] =
+    [param("encoder_layer", 0, true), param("norm", 2, false)];
+static DECODER_MODULES: [ModuleParam; 2] =
+    [param("decoder_layer", 0, true), param("norm", 2, false)];
+
+fn layer<'a>(m: &[Option<&'a dyn Module>]) -> Result<&'a dyn Module> {
+    m.first()
+        .copied()
+        .flatten()
+        .ok_or_else(|| BorchError::Type("the layer argument is required".into()))
+}
+
+fn encoder(m: &[Option<&dyn Module>], a: &Args) -> Result<Box<dyn Module>> {
+    let norm = m.get(1).copied().flatten();
+    boxed(TransformerEncoder::from_modules(
+        layer(m)?,
+        a.usize(0)?,
+        norm,
+        a.bool(1)?,
+        a.bool(2)?,
+    )?)
+}
+
+fn decoder(m: &[Option<&dyn Module>], a: &Args) -> Result<Box<dyn Module>> {
+    let norm = m.get(1).copied().flatten();
+    boxed(TransformerDecoder::from_modules(
+        layer(m)?,
+        a.usize(0)?,
+        norm,
+    )?)
+}
+
+/// Every class taking modules, built once.
+pub fn stack_classes() -> &'static [StackClass] {
+    static CLASSES: OnceLock<Vec<StackClass>> = OnceLock::new();
+    CLASSES.get_or_init(|| {
+        vec![
+            stack(
+                "TransformerEncoder",
+                "encoder_layer: Module, num_layers: Int, norm: Module = None, \
+                 enable_nested_tensor: Bool = True, mask_check: Bool = True",
+                &ENCODER_MODULES,
+                "num_layers: Int, enable_nested_tensor: Bool = True, mask_check: Bool = True",
+                encoder,
+                &ENCODER_FORWARD,
+            ),
+            stack(
+                "TransformerDecoder",
+                "decoder_layer: Module, num_layers: Int, norm: Module = None",
+                &DECODER_MODULES,
+                "num_layers: Int",
+                decoder,
+                &DECODER_FORWARD,
+            ),
+        ]
+    })
+}
+
+/// The class called `name`, if it takes modules.
+pub fn find_stack(name: &str) -> Option<&'static StackClass> {
+    stack_classes().iter().find(|c| c.name == name)
+}
+
+/// torch's `nn.<name>(...)` for a class taking modules: `modules` are its module arguments in
+/// [`StackClass::modules`] order (None where left out), `positional` and `keywords` the others.
+pub fn build_stack(
+    name: &str,
+    modules: &[Option<&dyn Module>],
+    positional: Vec<Value>,
+    keywords: Vec<(String, Value)>,
+) -> Result<Box<dyn Module>> {
+    let Some(class) = find_stack(name) else {
+        return Err(BorchError::Type(format!(
+            "module '{MODULE}' has no attribute '{name}'"
+        )));
+    };
+    for (p, m) in class.modules.iter().zip(modules) {
+        if p.required && m.is_none() {
+            return Err(BorchError::Type(format!(
+                "{name}.__init__() missing 1 required positional argument: '{}'",
+                p.name
+            )));
+        }
+    }
+    let args = api::bind(&class.entry, positional, keywords)?;
+    (class.build)(modules, &args)
+}

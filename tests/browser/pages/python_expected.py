@@ -1,0 +1,23 @@
+"""Writes python_expected.json: what torch gives for the module stacks python_api.py builds
+(state_dict keys of TransformerEncoder/TransformerDecoder, a square subsequent mask). Run with
+real torch: python3 tests/browser/pages/python_expected.py"""
+
+import json
+from pathlib import Path
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2)
+decoder = nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0), 1, norm=nn.LayerNorm(8))
+mask = nn.Transformer.generate_square_subsequent_mask(3)
+expected = {
+    "encoder_keys": list(encoder.state_dict()),
+    "decoder_keys": list(decoder.state_dict()),
+    "encoder_output_shape": list(encoder(torch.ones(5, 3, 8)).shape),
+    "mask": [[str(v) for v in row] for row in mask.tolist()],
+}
+out = Path(__file__).with_name("python_expected.json")
+out.write_text(json.dumps(expected, indent=1) + "\n")
+print(f"wrote {out}")
