@@ -45,6 +45,15 @@ type Arguments = (Vec<Value>, Vec<(String, Value)>);
 
 /// Positional values, and keyword values from a trailing plain object (camelCase keys).
 pub(crate) fn arguments(args: &Array) -> JsResult<Arguments> {
+    let (positional, keywords) = raw_arguments(args)?;
+    values(positional, keywords)
+}
+
+type RawArguments = (Vec<JsValue>, Vec<(String, JsValue)>);
+
+/// The positional JavaScript values, and the keyword ones (snake_case keys) from a trailing
+/// plain object, not yet converted.
+pub(crate) fn raw_arguments(args: &Array) -> JsResult<RawArguments> {
     if args.length() as usize > js::MAX_LIST {
         return Err(type_error(format!(
             "{} arguments are more than borch-ts reads (at most {})",
@@ -59,10 +68,25 @@ pub(crate) fn arguments(args: &Array) -> JsResult<Arguments> {
     {
         let options = items.pop().unwrap_or_default();
         for (key, v) in js::entries(&options)? {
-            keywords.push((snake(&key), value(&v)?));
+            keywords.push((snake(&key), v));
         }
     }
-    let positional = items.iter().map(value).collect::<JsResult<Vec<Value>>>()?;
+    Ok((items, keywords))
+}
+
+/// Raw arguments as core values.
+pub(crate) fn values(
+    positional: Vec<JsValue>,
+    keywords: Vec<(String, JsValue)>,
+) -> JsResult<Arguments> {
+    let keywords = keywords
+        .into_iter()
+        .map(|(k, v)| Ok((k, value(&v)?)))
+        .collect::<JsResult<Vec<_>>>()?;
+    let positional = positional
+        .iter()
+        .map(value)
+        .collect::<JsResult<Vec<Value>>>()?;
     Ok((positional, keywords))
 }
 

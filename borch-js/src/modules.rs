@@ -9,13 +9,14 @@
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
+use borch_nn::api::modules::stacks;
 use borch_nn::{IncompatibleKeys, Module, StateDict};
 use borch_tensor::{BorchError, Result, Tensor};
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::bind::wrong_argument;
-use crate::call::{arguments, result, value};
+use crate::call::{arguments, raw_arguments, result, value, values};
 use crate::errors::{JsResult, to_js, type_error};
 use crate::registry::{Live, Registry};
 use crate::tensor::JsTensor;
@@ -184,6 +185,37 @@ impl Node {
         }
         *container.borrow_mut() = Place::Own(make(modules));
         Ok(Node::register(container))
+    }
+
+    /// A class taking modules (`TransformerEncoder`), built by the core: the core splits the
+    /// module arguments from the others, they are lent to it and deep-copied (the JavaScript
+    /// objects keep owning theirs), the others bound to the class's signature.
+    pub fn stack(name: &str, args: &Array) -> JsResult<Node> {
+        let (positional, keywords) = raw_arguments(args)?;
+        let (modules, positional, keywords) =
+            stacks::split_arguments(name, positional, keywords).map_err(to_js)?;
+        let params = stacks::find_stack(name).map_or(&[][..], |c| c.modules);
+        let mut nodes = Vec::new();
+        for (v, p) in modules.iter().zip(params) {
+            nodes.push(match v {
+                Some(v) if !v.is_undefined() && !v.is_null() => {
+                    Some(node_of(v).ok_or_else(|| {
+                        wrong_argument(
+                            name,
+                            p.position + 1,
+                            "a Module (nn.TransformerEncoderLayer, …)",
+                            v,
+                        )
+                    })?)
+                }
+                _ => None,
+            });
+        }
+        let (positional, keywords) = values(positional, keywords)?;
+        let built = with_modules(&nodes, |ms| {
+            stacks::build_stack(name, ms, positional, keywords)
+        })?;
+        Ok(Node::new(built))
     }
 
     /// The child module `name` of this container, as a node sharing it.

@@ -11,7 +11,6 @@ use wasm_bindgen::prelude::*;
 pub fn namespace_lists() -> Vec<(&'static str, Vec<&'static str>)> {
     let mut nn = crate::nn::classes();
     nn.extend(crate::containers::CONTAINERS);
-    nn.extend(crate::stacks::names());
     vec![
         ("nn", nn),
         ("optim", crate::optim::optimizers()),

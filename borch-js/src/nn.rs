@@ -185,7 +185,7 @@ pub fn new_module(
     Node::build(build_module(name, positional, keywords).map_err(to_js)).map(JsModule)
 }
 
-/// The catalog's class names, for `namespaces()`.
+/// The catalog's class names and those of the classes taking modules, for `namespaces()`.
 pub fn classes() -> Vec<&'static str> {
-    borch_nn::api::modules::names()
+    borch_nn::api::modules::stacks::class_names()
 }

@@ -128,6 +128,25 @@ async function main() {
     }
     failures.push(...out.map((m) => `${c.name}: ${m}`));
   }
+  // The stack deep-copies its layer (torch's _get_clones): the caller's layer stays its own; and
+  // nn.Transformer's static mask is torch's (tests/browser/pages/python_expected.json).
+  {
+    const layer = new torch.nn.TransformerEncoderLayer(4, 2, { dimFeedforward: 6, dropout: 0.0 });
+    const encoder = new torch.nn.TransformerEncoder(layer, 2);
+    const key = 'linear1.weight';
+    const before = await encoder.stateDict()[`layers.1.${key}`].toArray();
+    const same = JSON.stringify(before) === JSON.stringify(await layer.stateDict()[key].toArray());
+    layer.loadStateDict({ [key]: torch.zeros([6, 4]) }, false);
+    const after = await encoder.stateDict()[`layers.1.${key}`].toArray();
+    if (!same || JSON.stringify(after) !== JSON.stringify(before)) failures.push('TransformerEncoder: the layer is not deep-copied');
+    if ([...layer.call(torch.ones([3, 1, 4])).shape].join() !== '3,1,4') failures.push('TransformerEncoder: the layer is no longer usable');
+    count++;
+    const expected = JSON.parse(readFileSync(new URL('../browser/pages/python_expected.json', import.meta.url))).mask;
+    const mask = await torch.nn.Transformer.generateSquareSubsequentMask(3).toArray();
+    const str = (v) => (v === -Infinity ? '-inf' : v.toFixed(1));
+    if (JSON.stringify(mask.map((r) => r.map(str))) !== JSON.stringify(expected)) failures.push(`generateSquareSubsequentMask(3): ${JSON.stringify(mask)}`);
+    count++;
+  }
   console.log(`recurrent: ${count} cases with tuple outputs or forward keywords, ${failures.length} disagreements`);
   for (const f of failures) console.log(`  ${f}`);
   if (count === 0 || failures.length) process.exit(1);

@@ -36,8 +36,7 @@ fn statics_line(class: &str, object: &str) -> String {
 }
 
 fn adopt_line() -> String {
-    let mut names: Vec<&str> = modules::names();
-    names.extend(stack_classes().iter().map(|c| c.name));
+    let names: Vec<&str> = borch_nn::api::modules::stacks::class_names();
     format!(
         "adopt(Module, (m) => ({{ {} }})[m.className]?.prototype);",
         names.join(", ")

@@ -140,6 +140,45 @@ pub fn find_stack(name: &str) -> Option<&'static StackClass> {
     stack_classes().iter().find(|c| c.name == name)
 }
 
+/// Every class name a binding's `nn` has: the catalog's, then those taking modules.
+pub fn class_names() -> Vec<&'static str> {
+    let mut names = super::names();
+    names.extend(stack_classes().iter().map(|c| c.name));
+    names
+}
+
+/// The arguments of class `name` split as a binding must: its module arguments (in
+/// [`StackClass::modules`] order, by position or by keyword; `None` where left out), then the
+/// other positional and keyword arguments, for the core's binder. `T` is the binding's value.
+#[allow(clippy::type_complexity)]
+pub fn split_arguments<T>(
+    name: &str,
+    mut positional: Vec<T>,
+    keywords: Vec<(String, T)>,
+) -> Result<(Vec<Option<T>>, Vec<T>, Vec<(String, T)>)> {
+    let class = find_stack(name)
+        .ok_or_else(|| BorchError::Type(format!("module '{MODULE}' has no attribute '{name}'")))?;
+    let mut modules: Vec<Option<T>> = class.modules.iter().map(|_| None).collect();
+    for (i, p) in class.modules.iter().enumerate().rev() {
+        if p.position < positional.len() {
+            modules[i] = Some(positional.remove(p.position));
+        }
+    }
+    let mut rest = Vec::new();
+    for (key, v) in keywords {
+        match class.modules.iter().position(|p| p.name == key) {
+            Some(i) if modules[i].is_some() => {
+                return Err(BorchError::Type(format!(
+                    "{name}.__init__() got multiple values for argument '{key}'"
+                )));
+            }
+            Some(i) => modules[i] = Some(v),
+            None => rest.push((key, v)),
+        }
+    }
+    Ok((modules, positional, rest))
+}
+
 /// torch's `nn.<name>(...)` for a class taking modules: `modules` are its module arguments in
 /// [`StackClass::modules`] order (None where left out), `positional` and `keywords` the others.
 pub fn build_stack(
