@@ -204,7 +204,7 @@ mod tests {
         ));
         assert_eq!(
             js.lines().filter(|l| l.starts_with("class ")).count(),
-            modules::classes().len()
+            modules::classes().len() + stack_classes().len()
         );
         assert!(!is_forwarding(
             "class Linear extends Module { constructor(...args) { return 1 + buildModule(new.target, \"Linear\", args); } }x"
@@ -234,6 +234,17 @@ mod tests {
              forward(input: Tensor, hx?: Tensor[]): [Tensor, [Tensor, Tensor]];"
         ));
         assert!(d.contains("  export interface Linear extends ModuleBase {}"));
+        assert!(js.contains(
+            "class TransformerEncoder extends Module { constructor(...args) { return buildStack(new.target, \"TransformerEncoder\", args); } }"
+        ));
+        assert!(js.contains("Object.assign(Transformer, ns_nn_Transformer);"));
+        assert!(d.contains(
+            "    constructor(encoderLayer: { readonly __borchModule: number }, numLayers: number, norm?: { readonly __borchModule: number } | null, enableNestedTensor?: boolean, maskCheck?: boolean);"
+        ), "{d}");
+        assert!(d.contains(
+            "    call(src: Tensor, options: { mask?: Tensor; srcKeyPaddingMask?: Tensor; isCausal?: boolean }): Tensor;"
+        ));
+        assert!(d.contains("    static generateSquareSubsequentMask(sz: number, device?: string, dtype?: DType): Tensor;"));
         assert!(!d.contains("any"));
     }
 }

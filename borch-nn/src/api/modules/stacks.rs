@@ -203,3 +203,41 @@ pub fn build_stack(
     let args = api::bind(&class.entry, positional, keywords)?;
     (class.build)(modules, &args)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_arguments_split_by_position_and_keyword() {
+        let (m, p, k) =
+            split_arguments("TransformerEncoder", vec!["L", "2", "N", "F"], vec![]).expect("split");
+        assert_eq!(
+            (m, p, k),
+            (vec![Some("L"), Some("N")], vec!["2", "F"], vec![])
+        );
+        let kw = vec![("norm".to_string(), "N"), ("mask_check".to_string(), "F")];
+        let (m, p, k) = split_arguments("TransformerEncoder", vec!["L", "2"], kw).expect("split");
+        assert_eq!(m, vec![Some("L"), Some("N")]);
+        assert_eq!((p, k), (vec!["2"], vec![("mask_check".to_string(), "F")]));
+        let twice = vec![("decoder_layer".to_string(), "L")];
+        let e = split_arguments("TransformerDecoder", vec!["L", "1"], twice).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "TransformerDecoder.__init__() got multiple values for argument 'decoder_layer'"
+        );
+        let e = build_stack(
+            "TransformerEncoder",
+            &[None, None],
+            vec![Value::Int(2)],
+            vec![],
+        );
+        assert_eq!(
+            e.err().map(|e| e.to_string()).as_deref(),
+            Some(
+                "TransformerEncoder.__init__() missing 1 required positional argument: 'encoder_layer'"
+            )
+        );
+        assert!(class_names().ends_with(&["TransformerEncoder", "TransformerDecoder"]));
+    }
+}
