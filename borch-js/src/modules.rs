@@ -237,9 +237,9 @@ pub fn with_modules<R>(
     nodes: &[Option<Node>],
     f: impl FnOnce(&[Option<&dyn Module>]) -> Result<R>,
 ) -> JsResult<R> {
-    fn go<'a, R>(
+    fn go<R>(
         nodes: &[Option<Node>],
-        mut done: Vec<Option<&'a dyn Module>>,
+        mut done: Vec<Option<&dyn Module>>,
         f: impl FnOnce(&[Option<&dyn Module>]) -> Result<R>,
     ) -> JsResult<R> {
         match nodes.split_first() {
