@@ -195,28 +195,28 @@ pub fn build_checked(spec: &Json) -> borch_tensor::Result<Box<dyn Module>> {
 }
 
 /// TransformerEncoder / TransformerDecoder: their layer (and norm) are module specs, built and
-/// handed over as a binding does (`from_modules`, which deep-copies them).
+/// handed to the core's catalog of classes taking modules as a binding does (`build_stack`, which
+/// deep-copies them).
 fn stack(kind: &str, spec: &Json) -> Box<dyn Module> {
     let layer = build(&spec["args"][0]);
-    let n = spec["args"][1].as_u64().expect("num_layers") as usize;
     let kw = &spec["kwargs"];
     let norm = kw.get("norm").filter(|n| !n.is_null()).map(build);
-    let flag = |k: &str| kw.get(k).and_then(Json::as_bool).unwrap_or(true);
-    if kind == "TransformerEncoder" {
-        let e = TransformerEncoder::from_modules(
-            &*layer,
-            n,
-            norm.as_deref(),
-            flag("enable_nested_tensor"),
-            flag("mask_check"),
-        );
-        Box::new(e.expect("TransformerEncoder"))
-    } else {
-        Box::new(
-            TransformerDecoder::from_modules(&*layer, n, norm.as_deref())
-                .expect("TransformerDecoder"),
-        )
-    }
+    let positional = spec["args"]
+        .as_array()
+        .map_or(Vec::new(), |a| a[1..].iter().map(value).collect());
+    let keywords = kw.as_object().map_or(Vec::new(), |o| {
+        o.iter()
+            .filter(|(k, _)| k.as_str() != "norm")
+            .map(|(k, v)| (k.clone(), value(v)))
+            .collect()
+    });
+    borch_nn::api::modules::stacks::build_stack(
+        kind,
+        &[Some(&*layer), norm.as_deref()],
+        positional,
+        keywords,
+    )
+    .unwrap_or_else(|e| panic!("{kind}: {e}"))
 }
 
 static RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
