@@ -8,7 +8,8 @@
 //!
 //! Each group file (`layers.rs`, `activations.rs`, …) returns its classes from `entries()`;
 //! adding a group is one file and one line in [`classes`]. Containers (Sequential, ModuleList,
-//! ModuleDict) take modules, not values, and are built by the bindings themselves.
+//! ModuleDict) take modules, not values, and are built by the bindings themselves; classes that
+//! take a module to deep-copy (TransformerEncoder) are in [`stacks`].
 
 use std::sync::OnceLock;
 

@@ -1,7 +1,6 @@
 //! MultiheadAttention, TransformerEncoderLayer, TransformerDecoderLayer and Transformer.
-//! (TransformerEncoder and TransformerDecoder take a module, which a catalog value cannot be: a
-//! binding builds them with `TransformerEncoder::from_modules` / `TransformerDecoder::from_modules`,
-//! as it builds Sequential.)
+//! (TransformerEncoder and TransformerDecoder take a module, which a catalog value cannot be: they
+//! are in `stacks.rs`, the catalog of classes taking modules.)
 
 use borch_tensor::api::Args;
 use borch_tensor::{BorchError, Result};
