@@ -99,7 +99,17 @@ pub enum Call {
     /// The op's in-place form (`add_`): `self` is written and returned.
     MapInPlace(&'static MapOp),
     Fn(fn(&Args) -> Result<Value>),
+    /// An op that reads values back before it can size its result (`nonzero`, `unique`, …):
+    /// a future. `api::call` blocks on it on native targets; in a browser only `api::call_async`
+    /// runs it (bindings offer it as an async method).
+    Async(AsyncBody),
 }
+
+/// The body of an async entry: its bound arguments in, the pending result out.
+pub type AsyncBody = for<'a> fn(Args<'a>) -> Pending<'a>;
+
+/// The result of an op, to await.
+pub type Pending<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value>> + 'a>>;
 
 /// Where torch offers the op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +141,29 @@ impl Entry {
 
     pub fn is_function(&self) -> bool {
         self.form != Form::Method
+    }
+
+    /// The op reads values back before it can size its result: bindings offer it as an async
+    /// method (a JavaScript `Promise`).
+    pub fn is_async(&self) -> bool {
+        matches!(self.call, Call::Async(_))
+    }
+}
+
+/// A data-dependent op's entry (`Call::Async`), parameters written as `parse_params` reads them.
+pub(super) fn async_entry(
+    form: Form,
+    name: &'static str,
+    params: &str,
+    returns: Returns,
+    body: AsyncBody,
+) -> Entry {
+    Entry {
+        name,
+        form,
+        params: parse_params(params),
+        returns,
+        call: Call::Async(body),
     }
 }
 

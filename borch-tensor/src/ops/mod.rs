@@ -35,7 +35,3 @@ pub mod triangle;
 pub mod unfold;
 pub mod view;
 pub mod window3d;
-
-pub use nonzero::{
-    nonzero_all, nonzero_masked_select, nonzero_repeat, nonzero_tuple, nonzero_unique,
-};

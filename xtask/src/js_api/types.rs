@@ -111,6 +111,21 @@ fn options(params: &[Param], input: bool) -> Option<String> {
 /// options, a varargs form for `*size` parameters, and split forms for results that depend on
 /// whether a dim is given (`max()` vs `max(dim)`, `size()` vs `size(dim)`).
 pub fn overloads(entry: &Entry, js: &str, function: bool) -> Vec<String> {
+    let lines = sync_overloads(entry, js, function);
+    if !entry.is_async() {
+        return lines;
+    }
+    // An async entry's forms resolve to what the synchronous ones return.
+    lines
+        .into_iter()
+        .map(|l| match l.rsplit_once("): ") {
+            Some((head, ret)) => format!("{head}): Promise<{}>;", ret.trim_end_matches(';')),
+            None => l,
+        })
+        .collect()
+}
+
+fn sync_overloads(entry: &Entry, js: &str, function: bool) -> Vec<String> {
     let input = function && entry.is_method();
     let params = &entry.params;
     let ret = ts_returns(entry.returns);
