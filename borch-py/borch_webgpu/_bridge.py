@@ -3,7 +3,7 @@ errors (a JavaScript error's ``kind`` -> the Python exception torch raises) and 
 settled with Pyodide's ``run_sync``). Nothing here computes a tensor op."""
 
 import js
-from pyodide.ffi import JsException, JsProxy, run_sync, to_js
+from pyodide.ffi import JsException, JsPromise, JsProxy, run_sync, to_js
 
 try:
     from pyodide.ffi import can_run_sync
@@ -58,7 +58,9 @@ def reraise(e):
 
 def call(fn, args, kwargs):
     """Call the JavaScript function ``fn``: arguments converted, keyword arguments as one trailing
-    plain object (bound by the core's signature table), the result wrapped back."""
+    plain object (bound by the core's signature table), the result wrapped back. A Promise (an
+    async entry of the catalog: nonzero, unique, a boolean mask subscript) is settled with
+    ``run_sync``, so the call is synchronous as torch's."""
     js_args = [to_js_value(a) for a in args]
     # A dict given positionally is an argument (torch: "must be Tensor, not dict"), not the
     # keywords: the trailing object is, so one is sent whenever the last argument is a dict.
@@ -68,6 +70,8 @@ def call(fn, args, kwargs):
         result = fn(*js_args)
     except JsException as e:
         reraise(e)
+    if isinstance(result, JsPromise):
+        result = settle(lambda: result)
     return from_js(result)
 
 

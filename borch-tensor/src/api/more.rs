@@ -127,7 +127,7 @@ fn masked_select(a: Args<'_>) -> Pending<'_> {
 #[rustfmt::skip]
 pub(super) fn listed() -> Vec<Entry> {
     use Form::{Both, Function as Func};
-    use Returns::{MaybePair, Pair, Tensor as T};
+    use Returns::{MaybePair, MaybeTensors, Pair, Tensor as T};
     vec![
         entry(Both, "baddbmm", "batch1: Tensor, batch2: Tensor, beta: Float = 1, alpha: Float = 1", T,
             |a| ok(a.tensor(0)?.baddbmm(&a.tensor(1)?, &a.tensor(2)?, a.f64(3)?, a.f64(4)?))),
@@ -181,8 +181,8 @@ pub(super) fn listed() -> Vec<Entry> {
             |a| ok(a.tensor(0)?.histc(a.i64(1)?, a.f64(2)?, a.f64(3)?))),
         // data-dependent shapes: async entries
         entry_async(Both, "repeat_interleave", "repeats: Operand = None, dim: Int = None, output_size: Int = None", T, repeat_interleave),
-        entry_async(Both, "nonzero", "as_tuple: Bool = False", MaybePair, nonzero),
+        entry_async(Both, "nonzero", "as_tuple: Bool = False", MaybeTensors, nonzero),
         entry_async(Both, "masked_select", "mask: Tensor", T, masked_select),
-        entry_async(Both, "unique", "sorted: Bool = True, return_inverse: Bool = False, return_counts: Bool = False, dim: Int = None", MaybePair, unique),
+        entry_async(Both, "unique", "sorted: Bool = True, return_inverse: Bool = False, return_counts: Bool = False, dim: Int = None", MaybeTensors, unique),
     ]
 }

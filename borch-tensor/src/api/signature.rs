@@ -82,6 +82,9 @@ pub enum Returns {
     Pair,
     /// A tensor, or (values, indices) when a dim is given (max, min).
     MaybePair,
+    /// A tensor, or a list of tensors when a flag asks for more (`nonzero(as_tuple=True)`,
+    /// `unique(return_counts=True)`).
+    MaybeTensors,
     /// The tensor itself, modified in place.
     SelfInPlace,
     Int,

@@ -274,6 +274,10 @@ mod tests {
             "Tensor.prototype.indexAsync = function (...args) { return callMethodAsync(\"index_async\", this, args); };"
         ));
         assert!(decl.contains("  nonzero(): Promise<Tensor>;"), "{decl}");
+        assert!(
+            decl.contains("  unique(options: { sorted?: boolean; returnInverse?: boolean; returnCounts?: boolean; dim?: number }): Promise<Tensor | Tensor[]>;"),
+            "{decl}"
+        );
         assert!(decl.contains("  maskedSelect(mask: Tensor): Promise<Tensor>;"), "{decl}");
         assert!(decl.contains("  indexAsync(indices: "), "{decl}");
         assert!(decl.contains("  setitem(indices: "), "{decl}");

@@ -27,6 +27,7 @@ fn ts_type(kind: Kind) -> &'static str {
 fn ts_returns(r: Returns) -> &'static str {
     match r {
         Returns::Tensor | Returns::MaybePair => "Tensor",
+        Returns::MaybeTensors => "Tensor | Tensor[]",
         Returns::Tensors => "Tensor[]",
         Returns::Pair => "[Tensor, Tensor]",
         Returns::SelfInPlace => "this",
@@ -153,6 +154,11 @@ fn sync_overloads(entry: &Entry, js: &str, function: bool) -> Vec<String> {
         _ => {}
     }
     let mut out = vec![format!("{js}({}): {ret};", positional(params, input))];
+    if entry.returns == Returns::MaybeTensors {
+        // Without the flags that ask for more, one tensor.
+        let only = if input { "input: Tensor" } else { "" };
+        out.insert(0, format!("{js}({only}): Tensor;"));
+    }
     if let Some(opts) = options(params, input) {
         out.push(format!("{js}({opts}): {ret};"));
     }
