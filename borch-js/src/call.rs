@@ -26,8 +26,8 @@ pub fn call_function(name: &str, args: Array) -> JsResult<JsValue> {
 }
 
 /// `tensor.name(...args)` for an async entry of the catalog (`nonzero`, `unique`, …: the result's
-/// shape depends on the values): the arguments are bound now (a wrong one throws), the promise
-/// resolves to the result once the values are read back.
+/// shape depends on the values): the arguments are bound and read now (a wrong one throws), the
+/// promise resolves to the result once the values are read back.
 #[wasm_bindgen(js_name = callMethodAsync, unchecked_return_type = "Promise<unknown>")]
 pub fn call_method_async(name: &str, this: JsValue, args: Array) -> JsResult<Promise> {
     let (positional, keywords) = method_arguments(name, &this, &args)?;
@@ -42,9 +42,11 @@ pub fn call_function_async(name: &str, args: Array) -> JsResult<Promise> {
 }
 
 /// The promise of an op's pending result (or the binding error, thrown now).
-fn pending(op: borch_tensor::Result<api::Pending<'static>>) -> JsResult<Promise> {
+fn pending(op: borch_tensor::Result<api::Pending>) -> JsResult<Promise> {
     let op = op.map_err(to_js)?;
-    Ok(future_to_promise(async move { result(op.await.map_err(to_js)?) }))
+    Ok(future_to_promise(async move {
+        result(op.await.map_err(to_js)?)
+    }))
 }
 
 /// A method's arguments: `this` (a Tensor) first, then the call's.

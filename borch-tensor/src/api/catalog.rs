@@ -487,11 +487,11 @@ pub(super) fn indices(a: &Args, i: usize) -> Result<Vec<crate::ops::indexing::In
     }
 }
 
-fn index_async(a: Args<'_>) -> super::signature::Pending<'_> {
-    Box::pin(async move {
-        let items = indices(&a, 1)?;
-        ok(crate::ops::indexing::index_async(&a.tensor(0)?, &items).await)
-    })
+fn index_async(a: &Args) -> Result<super::signature::Pending> {
+    let (t, items) = (a.tensor(0)?, indices(a, 1)?);
+    Ok(Box::pin(async move {
+        ok(crate::ops::indexing::index_async(&t, &items).await)
+    }))
 }
 
 /// `one_hot` without `num_classes` reads the largest index back, which a browser cannot do

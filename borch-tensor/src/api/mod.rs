@@ -52,30 +52,30 @@ pub fn call_in(
         Call::Map(op) => catalog::run_map(op, &args),
         Call::MapInPlace(op) => inplace::run_map_inplace(op, &args),
         Call::Fn(body) => body(&args),
-        Call::Async(body) => block_on(entry.name, body(args)),
+        Call::Async(body) => block_on(entry.name, body(&args)?),
     }
 }
 
-/// `call` for bindings that can await: the arguments are bound now (a wrong one is an error
-/// here), the op runs when the result is awaited. Every entry can be called so; an async one
+/// `call` for bindings that can await: the arguments are bound and read now (a wrong one is an
+/// error here), the op runs when the result is awaited. Every entry can be called so; an async one
 /// (`Entry::is_async`) only so in a browser.
 pub fn call_async(
     name: &str,
     method: bool,
     positional: Vec<Value>,
     keywords: Vec<(String, Value)>,
-) -> Result<Pending<'static>> {
+) -> Result<Pending> {
     let entry = lookup(entries(), "torch", name, method)?;
     let args = bind(entry, positional, keywords)?.called_as_method(method);
     Ok(match entry.call {
-        Call::Async(body) => body(args),
+        Call::Async(body) => body(&args)?,
         Call::Map(op) => ready(catalog::run_map(op, &args)),
         Call::MapInPlace(op) => ready(inplace::run_map_inplace(op, &args)),
         Call::Fn(body) => ready(body(&args)),
     })
 }
 
-fn ready(r: Result<Value>) -> Pending<'static> {
+fn ready(r: Result<Value>) -> Pending {
     Box::pin(std::future::ready(r))
 }
 
@@ -93,14 +93,14 @@ fn lookup<'a>(entries: &'a [Entry], module: &str, name: &str, method: bool) -> R
 
 /// An async entry called synchronously: waited for on native targets.
 #[cfg(not(target_arch = "wasm32"))]
-fn block_on(_name: &str, pending: Pending<'_>) -> Result<Value> {
+fn block_on(_name: &str, pending: Pending) -> Result<Value> {
     pollster::block_on(pending)
 }
 
 /// An async entry called synchronously in a browser, where nothing may block: refused, naming
 /// the async form.
 #[cfg(target_arch = "wasm32")]
-fn block_on(name: &str, pending: Pending<'_>) -> Result<Value> {
+fn block_on(name: &str, pending: Pending) -> Result<Value> {
     drop(pending);
     Err(BorchError::NotImplemented(format!(
         "{name}: its result's shape depends on the values, which borch cannot read back inside \

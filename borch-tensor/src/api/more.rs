@@ -9,7 +9,9 @@ use crate::ops::{einsum, sequence};
 use crate::tensor::Tensor;
 
 use super::args::Args;
-use super::signature::{Call, Entry, Form, Pending, Returns, async_entry as entry_async, parse_params};
+use super::signature::{
+    Call, Entry, Form, Pending, Returns, async_entry as entry_async, parse_params,
+};
 use super::value::Value;
 
 type Body = fn(&Args) -> Result<Value>;
@@ -72,15 +74,15 @@ fn pair(r: Result<(Tensor, Tensor)>) -> Result<Value> {
     r.map(Value::from)
 }
 
-fn unique(a: Args<'_>) -> Pending<'_> {
-    Box::pin(async move {
-        if !a.get(4).is_none() {
-            return Err(BorchError::NotImplemented(
-                "unique(dim=...): borch computes unique over every element only (dim=None)".into(),
-            ));
-        }
-        let (inverse, counts) = (a.bool(2)?, a.bool(3)?);
-        let (u, i, c) = a.tensor(0)?.unique(inverse, counts).await?;
+fn unique(a: &Args) -> Result<Pending> {
+    if !a.get(4).is_none() {
+        return Err(BorchError::NotImplemented(
+            "unique(dim=...): borch computes unique over every element only (dim=None)".into(),
+        ));
+    }
+    let (t, inverse, counts) = (a.tensor(0)?, a.bool(2)?, a.bool(3)?);
+    Ok(Box::pin(async move {
+        let (u, i, c) = t.unique(inverse, counts).await?;
         if i.is_none() && c.is_none() {
             return Ok(Value::Tensor(u));
         }
@@ -88,40 +90,46 @@ fn unique(a: Args<'_>) -> Pending<'_> {
         out.extend(i.map(Value::Tensor));
         out.extend(c.map(Value::Tensor));
         Ok(Value::List(out))
-    })
+    }))
 }
 
-/// `repeat_interleave`: an int repeats runs at once; a repeats tensor (or the tensor alone, as
-/// `torch.repeat_interleave(repeats)`) is read back to size the result.
-fn repeat_interleave(a: Args<'_>) -> Pending<'_> {
-    Box::pin(async move {
-        let t = a.tensor(0)?;
-        let dim = a.opt_int(2)?;
-        match a.get(1) {
-            Value::Tensor(r) => ok(t.repeat_interleave_tensor(r, dim).await),
-            Value::None => {
-                // torch.repeat_interleave(repeats): the repeats tensor is the input.
-                let idx = crate::ops::creation::arange(0, t.numel() as i64, 1)?;
-                ok(idx.repeat_interleave_tensor(&t, None).await)
-            }
-            _ => ok(t.repeat_interleave(a.i64(1)?, dim)),
+/// `repeat_interleave`: an int repeats is ready at once; a repeats tensor (or the tensor alone,
+/// as `torch.repeat_interleave(repeats)`) is read back to size the result.
+fn repeat_interleave(a: &Args) -> Result<Pending> {
+    let t = a.tensor(0)?;
+    let dim = a.opt_int(2)?;
+    let (input, repeats, dim) = match a.get(1) {
+        Value::Tensor(r) => (t, r.clone(), dim),
+        // torch.repeat_interleave(repeats): the repeats tensor is the input.
+        Value::None => (
+            crate::ops::creation::arange(0, t.numel() as i64, 1)?,
+            t,
+            None,
+        ),
+        _ => {
+            let out = t.repeat_interleave(a.i64(1)?, dim);
+            return Ok(Box::pin(std::future::ready(ok(out))));
         }
-    })
+    };
+    Ok(Box::pin(async move {
+        ok(input.repeat_interleave_tensor(&repeats, dim).await)
+    }))
 }
 
-fn nonzero(a: Args<'_>) -> Pending<'_> {
-    Box::pin(async move {
-        let t = a.tensor(0)?;
-        if a.bool(1)? {
+fn nonzero(a: &Args) -> Result<Pending> {
+    let (t, as_tuple) = (a.tensor(0)?, a.bool(1)?);
+    Ok(Box::pin(async move {
+        if as_tuple {
             ok(t.nonzero_tuple().await)
         } else {
             ok(t.nonzero().await)
         }
-    })
+    }))
 }
 
-fn masked_select(a: Args<'_>) -> Pending<'_> {
-    Box::pin(async move { ok(a.tensor(0)?.masked_select(&a.tensor(1)?).await) })
+fn masked_select(a: &Args) -> Result<Pending> {
+    let (t, mask) = (a.tensor(0)?, a.tensor(1)?);
+    Ok(Box::pin(async move { ok(t.masked_select(&mask).await) }))
 }
 
 #[rustfmt::skip]

@@ -108,11 +108,12 @@ pub enum Call {
     Async(AsyncBody),
 }
 
-/// The body of an async entry: its bound arguments in, the pending result out.
-pub type AsyncBody = for<'a> fn(Args<'a>) -> Pending<'a>;
+/// The body of an async entry: its bound arguments in (read at once: a wrong one is an error of
+/// the call), the pending result out.
+pub type AsyncBody = fn(&Args) -> Result<Pending>;
 
 /// The result of an op, to await.
-pub type Pending<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value>> + 'a>>;
+pub type Pending = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value>>>>;
 
 /// Where torch offers the op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -278,7 +278,10 @@ mod tests {
             decl.contains("  unique(options: { sorted?: boolean; returnInverse?: boolean; returnCounts?: boolean; dim?: number }): Promise<Tensor | Tensor[]>;"),
             "{decl}"
         );
-        assert!(decl.contains("  maskedSelect(mask: Tensor): Promise<Tensor>;"), "{decl}");
+        assert!(
+            decl.contains("  maskedSelect(mask: Tensor): Promise<Tensor>;"),
+            "{decl}"
+        );
         assert!(decl.contains("  indexAsync(indices: "), "{decl}");
         assert!(decl.contains("  setitem(indices: "), "{decl}");
         assert!(audit_generated().is_empty());
