@@ -76,7 +76,7 @@ export async function typed(): Promise<number> {
   const picked: torch.Tensor = await x.maskedSelect(mask);
   const rowsOf: torch.Tensor = await x.indexAsync([mask]);
   const distinct: torch.Tensor | torch.Tensor[] = await x.unique({ returnCounts: true });
-  const repeated: torch.Tensor = await x.repeatInterleave(torch.tensor([1, 2], { dtype: 'int64' }), { dim: 0 });
+  const repeated: torch.Tensor = await x.repeatInterleave(torch.tensor([1, 2], { dtype: 'int64' }), 0);
   // @ts-expect-error nonzero resolves later: a Promise, not a Tensor
   const notYet: torch.Tensor = x.nonzero();
   // t[0] = 5 and t[mask] = 0, in place

@@ -112,7 +112,7 @@ export function argumentCases(torch) {
       "masked_select(): argument 'mask' (position 1) must be Tensor, not Map"],
     ['torch.nonzero(x, { asTuple: 1 })', () => torch.nonzero(x, { asTuple: 1 }), TypeError, 'TypeError',
       "nonzero(): argument 'as_tuple' must be bool, not int"],
-    ['x.indexAsync([new Map()])', () => x.indexAsync([new Map()]), torch.BorchError, 'IndexError',
+    ['x.indexAsync([new Map()])', () => x.indexAsync([new Map()]), RangeError, 'IndexError',
       'only integers, slices (`:`), ellipsis (`...`), None and long or boolean tensors are valid indices (got Map)'],
     ['x.setitem([0], new Map())', () => x.setitem([0], new Map()), TypeError, 'TypeError',
       "__setitem__(): argument 'value' (position 2) must be Tensor or Number, not Map"],
