@@ -2,8 +2,10 @@
 errors (a JavaScript error's ``kind`` -> the Python exception torch raises) and reads (a promise
 settled with Pyodide's ``run_sync``). Nothing here computes a tensor op."""
 
+from inspect import isawaitable
+
 import js
-from pyodide.ffi import JsException, JsPromise, JsProxy, run_sync, to_js
+from pyodide.ffi import JsException, JsProxy, run_sync, to_js
 
 try:
     from pyodide.ffi import can_run_sync
@@ -70,7 +72,8 @@ def call(fn, args, kwargs):
         result = fn(*js_args)
     except JsException as e:
         reraise(e)
-    if isinstance(result, JsPromise):
+    # Pyodide hands a returned Promise over as an awaitable (a PyodideFuture).
+    if isawaitable(result):
         result = settle(lambda: result)
     return from_js(result)
 
