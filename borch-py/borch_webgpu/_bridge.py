@@ -37,7 +37,8 @@ KINDS = {
 
 SYNC_MESSAGE = (
     "borch_webgpu reads tensors back from the GPU (item(), tolist(), float(), bool(), repr, "
-    "print, and ops whose result's shape depends on the values: nonzero, unique, t[mask]) without await, through pyodide.ffi.run_sync, which only works when the page entered "
+    "print, and the ops whose result's shape depends on the values: nonzero, unique, t[mask]) "
+    "without await, through pyodide.ffi.run_sync, which only works when the page entered "
     "Python with pyodide.runPythonAsync(...): this code was run with pyodide.runPython(...); "
     "use runPythonAsync"
 )
