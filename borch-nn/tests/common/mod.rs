@@ -192,6 +192,7 @@ pub fn build_checked(spec: &Json) -> borch_tensor::Result<Box<dyn Module>> {
         o.iter().map(|(k, v)| (k.clone(), value(v))).collect()
     });
     build_module(kind, positional, keywords)
+}
 
 /// TransformerEncoder / TransformerDecoder: their layer (and norm) are module specs, built and
 /// handed over as a binding does (`from_modules`, which deep-copies them).
