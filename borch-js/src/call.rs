@@ -2,8 +2,9 @@
 //! values (a trailing plain object holds keyword arguments), results come back as JavaScript.
 
 use borch_tensor::api::{self, Value};
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
 
 use crate::errors::{JsResult, to_js, type_error};
 use crate::handles::{self, ID_PROPERTY};
@@ -13,8 +14,45 @@ use crate::tensor::JsTensor;
 /// `tensor.name(...args)` for the catalog entry `name` (torch's spelling).
 #[wasm_bindgen(js_name = callMethod)]
 pub fn call_method(name: &str, this: JsValue, args: Array) -> JsResult<JsValue> {
-    let (mut positional, keywords) = arguments(&args)?;
-    let this = match value(&this)? {
+    let (positional, keywords) = method_arguments(name, &this, &args)?;
+    result(api::call(name, true, positional, keywords).map_err(to_js)?)
+}
+
+/// `name(...args)`, the catalog's function form.
+#[wasm_bindgen(js_name = callFunction)]
+pub fn call_function(name: &str, args: Array) -> JsResult<JsValue> {
+    let (positional, keywords) = arguments(&args)?;
+    result(api::call(name, false, positional, keywords).map_err(to_js)?)
+}
+
+/// `tensor.name(...args)` for an async entry of the catalog (`nonzero`, `unique`, …: the result's
+/// shape depends on the values): the arguments are bound and read now (a wrong one throws), the
+/// promise resolves to the result once the values are read back.
+#[wasm_bindgen(js_name = callMethodAsync, unchecked_return_type = "Promise<unknown>")]
+pub fn call_method_async(name: &str, this: JsValue, args: Array) -> JsResult<Promise> {
+    let (positional, keywords) = method_arguments(name, &this, &args)?;
+    pending(api::call_async(name, true, positional, keywords))
+}
+
+/// `name(...args)`, the function form of an async entry: a promise, as `callMethodAsync`.
+#[wasm_bindgen(js_name = callFunctionAsync, unchecked_return_type = "Promise<unknown>")]
+pub fn call_function_async(name: &str, args: Array) -> JsResult<Promise> {
+    let (positional, keywords) = arguments(&args)?;
+    pending(api::call_async(name, false, positional, keywords))
+}
+
+/// The promise of an op's pending result (or the binding error, thrown now).
+fn pending(op: borch_tensor::Result<api::Pending>) -> JsResult<Promise> {
+    let op = op.map_err(to_js)?;
+    Ok(future_to_promise(async move {
+        result(op.await.map_err(to_js)?)
+    }))
+}
+
+/// A method's arguments: `this` (a Tensor) first, then the call's.
+fn method_arguments(name: &str, this: &JsValue, args: &Array) -> JsResult<Arguments> {
+    let (mut positional, keywords) = arguments(args)?;
+    let this = match value(this)? {
         Value::Tensor(t) => t,
         other => {
             return Err(type_error(format!(
@@ -24,14 +62,7 @@ pub fn call_method(name: &str, this: JsValue, args: Array) -> JsResult<JsValue> 
         }
     };
     positional.insert(0, Value::Tensor(this));
-    result(api::call(name, true, positional, keywords).map_err(to_js)?)
-}
-
-/// `name(...args)`, the catalog's function form.
-#[wasm_bindgen(js_name = callFunction)]
-pub fn call_function(name: &str, args: Array) -> JsResult<JsValue> {
-    let (positional, keywords) = arguments(&args)?;
-    result(api::call(name, false, positional, keywords).map_err(to_js)?)
+    Ok((positional, keywords))
 }
 
 /// `nn.functional.name(...args)`, the catalog of `borch_nn::api`.

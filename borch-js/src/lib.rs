@@ -26,7 +26,9 @@ mod stacks;
 mod tensor;
 
 pub use autograd::no_grad;
-pub use call::{call_function, call_functional, call_method};
+pub use call::{
+    call_function, call_function_async, call_functional, call_method, call_method_async,
+};
 pub use device::{dispatches, empty_cache, init, manual_seed, memory, pooled, probe, submits};
 pub use errors::{IntoJs, JsResult, error_classes, kind_name, to_js, type_error};
 pub use function_namespaces::{FunctionNamespace, call_in, function_namespaces};

@@ -2,6 +2,8 @@
 errors (a JavaScript error's ``kind`` -> the Python exception torch raises) and reads (a promise
 settled with Pyodide's ``run_sync``). Nothing here computes a tensor op."""
 
+from inspect import isawaitable
+
 import js
 from pyodide.ffi import JsException, JsProxy, run_sync, to_js
 
@@ -40,7 +42,8 @@ KINDS = {
 
 SYNC_MESSAGE = (
     "borch_webgpu reads tensors back from the GPU (item(), tolist(), float(), bool(), repr, "
-    "print) without await, through pyodide.ffi.run_sync, which only works when the page entered "
+    "print, and the ops whose result's shape depends on the values: nonzero, unique, t[mask]) "
+    "without await, through pyodide.ffi.run_sync, which only works when the page entered "
     "Python with pyodide.runPythonAsync(...): this code was run with pyodide.runPython(...); "
     "use runPythonAsync"
 )
@@ -63,7 +66,9 @@ def reraise(e):
 
 def call(fn, args, kwargs):
     """Call the JavaScript function ``fn``: arguments converted, keyword arguments as one trailing
-    plain object (bound by the core's signature table), the result wrapped back."""
+    plain object (bound by the core's signature table), the result wrapped back. A Promise (an
+    async entry of the catalog: nonzero, unique, a boolean mask subscript) is settled with
+    ``run_sync``, so the call is synchronous as torch's."""
     js_args = [to_js_value(a) for a in args]
     # A dict given positionally is an argument (torch: "must be Tensor, not dict"), not the
     # keywords: the trailing object is, so one is sent whenever the last argument is a dict.
@@ -73,6 +78,9 @@ def call(fn, args, kwargs):
         result = fn(*js_args)
     except JsException as e:
         reraise(e)
+    # Pyodide hands a returned Promise over as an awaitable (a PyodideFuture).
+    if isawaitable(result):
+        result = settle(lambda: result)
     return from_js(result)
 
 

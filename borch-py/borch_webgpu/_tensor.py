@@ -1,6 +1,7 @@
 """``Tensor``: a Python handle on a borch-ts Tensor. Every method forwards by name
 (``__getattr__``: snake_case -> camelCase); operators map to torch's names through one table;
-reads settle the JavaScript promise with ``run_sync``; subscripts go to the core's ``index``."""
+reads settle the JavaScript promise with ``run_sync``; subscripts go to the core's ``index``
+(``index_async`` for a boolean mask, settled) and ``__setitem__`` (borch-ts's ``setitem``)."""
 
 from . import _bridge as b
 
@@ -122,15 +123,25 @@ class Tensor:
             "CDN); use tolist()"
         )
 
-    # Subscripts: the core's `index` interprets them (borch-tensor/src/ops/indexing.rs).
+    # Subscripts: the core's `index` interprets them (borch-tensor/src/ops/indexing.rs); a
+    # boolean mask (t[mask]: the result's shape depends on its values) goes to `indexAsync`, whose
+    # promise b.call settles with run_sync.
     def __getitem__(self, key):
         items = key if isinstance(key, tuple) else (key,)
-        return b.call(self._js.index, ([subscript(i) for i in items],), {})
+        masked = any(isinstance(i, Tensor) and i._js.dtype == "bool" for i in items)
+        method = self._js.indexAsync if masked else self._js.index
+        return b.call(method, ([subscript(i) for i in items],), {})
 
+    # A repeats tensor is read back to size the result: borch-ts's `repeatInterleaveAsync`, whose
+    # promise b.call settles with run_sync; an int repeats is `repeatInterleave`'s, synchronous.
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        method = self._js.repeatInterleave if isinstance(repeats, int) else self._js.repeatInterleaveAsync
+        return b.call(method, (repeats, dim), {"output_size": output_size} if output_size is not None else {})
+
+    # t[key] = value: the catalog's __setitem__ (borch-ts's `setitem`), in place.
     def __setitem__(self, key, value):
-        raise NotImplementedError(
-            "Tensor.__setitem__ (t[...] = v) is not in borch's core: use masked_fill or where"
-        )
+        items = key if isinstance(key, tuple) else (key,)
+        b.call(self._js.setitem, ([subscript(i) for i in items], value), {})
 
 
 def subscript(item):

@@ -89,6 +89,21 @@ export async function typed(): Promise<number> {
   new torch.nn.TransformerEncoder(4, 2);
   // @ts-expect-error TransformerEncoder.forward has no keyword tgtMask
   encoder.call(encoded, { tgtMask: causal });
-  const used = [seqOut, encoded, decoded, hN, cN, gruOut, gruH, h1, c1, notOne, scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight];
+  // Async entries (the result's shape depends on the values) resolve to what torch returns.
+  const mask = x.gt(2);
+  const where: torch.Tensor = await x.nonzero();
+  const coords: torch.Tensor | torch.Tensor[] = await torch.nonzero(x, { asTuple: true });
+  const picked: torch.Tensor = await x.maskedSelect(mask);
+  const rowsOf: torch.Tensor = await x.indexAsync([mask]);
+  const distinct: torch.Tensor | torch.Tensor[] = await x.unique({ returnCounts: true });
+  const repeated: torch.Tensor = await x.repeatInterleaveAsync(torch.tensor([1, 2], { dtype: 'int64' }), 0);
+  const tiled: torch.Tensor = x.repeatInterleave(2, 0);
+  // @ts-expect-error nonzero resolves later: a Promise, not a Tensor
+  const notYet: torch.Tensor = x.nonzero();
+  // t[0] = 5 and t[mask] = 0, in place
+  const written: torch.Tensor = x.clone().setitem([0], 5).setitem([mask], 0);
+  // @ts-expect-error a subscript value is a tensor or a number
+  x.setitem([0], 'five');
+  const used = [tiled, seqOut, encoded, decoded, hN, cN, gruOut, gruH, h1, c1, notOne, scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight, where, coords, picked, rowsOf, distinct, repeated, notYet, written];
   return dim0 + shape.length + used.length + layers;
 }

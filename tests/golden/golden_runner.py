@@ -89,6 +89,30 @@ def apply_view(t, step):
     return method(*[num(a) for a in args])
 
 
+# Catalog entries that Python reaches through its subscript protocol: ``t[key]`` (``index``, and
+# ``index_async`` for a boolean mask) and ``t[key] = value`` (``__setitem__``).
+SUBSCRIPTS = ("index", "index_async", "__setitem__")
+
+
+def subscript_item(item):
+    """A golden subscript item as Python writes it: [start, stop, step] is a slice, "..." is
+    Ellipsis; ints, None and tensors as they are."""
+    if isinstance(item, list) and len(item) == 3:
+        return slice(*item)
+    if isinstance(item, str) and item == "...":
+        return Ellipsis
+    return item
+
+
+def subscripted(name, t, positional, keywords):
+    args = dict(zip(("indices", "value"), positional), **keywords)
+    key = tuple(subscript_item(i) for i in args["indices"])
+    if name == "__setitem__":
+        t[key] = args["value"]
+        return t
+    return t[key]
+
+
 class Runner:
     def __init__(self, bindings):
         self.bindings = bindings
@@ -126,6 +150,8 @@ class Runner:
 
     @staticmethod
     def invoke(name, form, self_tensor, positional, keywords, namespace=None):
+        if name in SUBSCRIPTS and isinstance(self_tensor, torch.Tensor):
+            return subscripted(name, self_tensor, positional, keywords)
         if form == "function":
             owner = torch
             for part in (namespace or "").split("."):

@@ -107,6 +107,17 @@ export function argumentCases(torch) {
     ["asFloat('2')", () => torch.asFloat('2'), TypeError, 'TypeError',
       "asFloat(): argument 'x' (position 1) must be float, not str"],
     ['noGrad(5)', () => torch.noGrad(5), TypeError, 'TypeError', 'noGrad(): argument 1 must be a function, not number'],
+    // Async entries (the result's shape depends on the values) bind their arguments at the call.
+    ['x.maskedSelect(new Map())', () => x.maskedSelect(new Map()), TypeError, 'TypeError',
+      "masked_select(): argument 'mask' (position 1) must be Tensor, not Map"],
+    ['torch.nonzero(x, { asTuple: 1 })', () => torch.nonzero(x, { asTuple: 1 }), TypeError, 'TypeError',
+      "nonzero(): argument 'as_tuple' must be bool, not int"],
+    ['x.indexAsync([new Map()])', () => x.indexAsync([new Map()]), RangeError, 'IndexError',
+      'only integers, slices (`:`), ellipsis (`...`), None and long or boolean tensors are valid indices (got Map)'],
+    ['x.setitem([0], new Map())', () => x.setitem([0], new Map()), TypeError, 'TypeError',
+      "__setitem__(): argument 'value' (position 2) must be Tensor or Number, not Map"],
+    ['x.index([a bool mask]) (synchronous: a browser cannot read the mask)', () => x.index([torch.tensor([true, false])]), torch.BorchError, 'NotImplementedError',
+      'boolean mask indexing (t[mask]): its result\'s shape depends on the mask\'s values, which borch cannot read back inside a synchronous call in a browser: await the async form (the catalog\'s index_async; borch-ts: await t.indexAsync([mask]))'],
     ['scope(null)', () => torch.scope(null), TypeError, 'TypeError', 'scope(): argument 1 must be a function, not null'],
   ];
 }

@@ -325,6 +325,8 @@ fn listed() -> Vec<Entry> {
         // indexing
         entry(Method, "index", "indices: Indices", T,
             |a| ok(crate::ops::indexing::index(&a.tensor(0)?, &indices(a, 1)?))),
+        // `index` awaiting a boolean mask's read (t[mask]): the form a browser can run.
+        super::signature::async_entry(Method, "index_async", "indices: Indices", T, index_async),
         entry(Both, "gather", "dim: Int, index: Tensor", T, |a| ok(a.tensor(0)?.gather(a.int(1)?, &a.tensor(2)?))),
         entry(Both, "index_select", "dim: Int, index: Tensor", T,
             |a| ok(a.tensor(0)?.index_select(a.int(1)?, &a.tensor(2)?))),
@@ -487,6 +489,13 @@ pub(super) fn indices(a: &Args, i: usize) -> Result<Vec<crate::ops::indexing::In
         Value::List(items) => items.iter().map(item).collect(),
         other => Ok(vec![item(other)?]),
     }
+}
+
+fn index_async(a: &Args) -> Result<super::signature::Pending> {
+    let (t, items) = (a.tensor(0)?, indices(a, 1)?);
+    Ok(Box::pin(async move {
+        ok(crate::ops::indexing::index_async(&t, &items).await)
+    }))
 }
 
 /// `one_hot` without `num_classes` reads the largest index back, which a browser cannot do

@@ -1,6 +1,7 @@
 //! Catalog entries of the products, norms, order statistics, sequence ops and data-dependent ops
-//! (`torch.linalg.*` under flat `linalg_*` names). Data-dependent ops block on native targets;
-//! in a browser they are refused, naming the core's async method.
+//! (`torch.linalg.*` under flat `linalg_*` names). Data-dependent ops (their result's shape
+//! depends on the values) are async entries: `api::call` blocks on them natively, bindings that
+//! can await offer them as async methods (a Promise in borch-ts).
 
 use crate::error::{BorchError, Result};
 use crate::ops::linalg::MatrixOrd;
@@ -8,10 +9,14 @@ use crate::ops::{einsum, sequence};
 use crate::tensor::Tensor;
 
 use super::args::Args;
-use super::signature::{Call, Entry, Form, Returns, parse_params};
+use super::signature::{
+    Call, Entry, Form, Pending, Returns, async_entry as entry_async, parse_params,
+};
 use super::value::Value;
 
 type Body = fn(&Args) -> Result<Value>;
+
+const REPEAT_INTERLEAVE: &str = "repeats: Operand = None, dim: Int = None, output_size: Int = None";
 
 fn entry(form: Form, name: &'static str, params: &str, returns: Returns, body: Body) -> Entry {
     Entry {
@@ -25,24 +30,6 @@ fn entry(form: Form, name: &'static str, params: &str, returns: Returns, body: B
 
 fn ok<T: Into<Value>>(r: Result<T>) -> Result<Value> {
     r.map(Into::into)
-}
-
-/// A data-dependent op: blocking natively; refused in a browser (a synchronous call cannot
-/// await the read), naming the async method of the core.
-fn blocking<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let _ = what;
-        f()
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        let _ = f;
-        Err(BorchError::NotImplemented(format!(
-            "{what}: its result's shape depends on the values, which borch cannot read back \
-             inside a synchronous call in a browser (the core's async {what} can)"
-        )))
-    }
 }
 
 /// A matrix norm's `ord`: 'fro', 'nuc' or a number.
@@ -89,49 +76,82 @@ fn pair(r: Result<(Tensor, Tensor)>) -> Result<Value> {
     r.map(Value::from)
 }
 
-fn unique(a: &Args) -> Result<Value> {
+fn unique(a: &Args) -> Result<Pending> {
     if !a.get(4).is_none() {
         return Err(BorchError::NotImplemented(
             "unique(dim=...): borch computes unique over every element only (dim=None)".into(),
         ));
     }
-    let (inverse, counts) = (a.bool(2)?, a.bool(3)?);
-    let t = a.tensor(0)?;
-    let (u, i, c) = blocking("unique", || crate::ops::nonzero_unique(&t, inverse, counts))?;
-    if i.is_none() && c.is_none() {
-        return Ok(Value::Tensor(u));
-    }
-    let mut out = vec![Value::Tensor(u)];
-    out.extend(i.map(Value::Tensor));
-    out.extend(c.map(Value::Tensor));
-    Ok(Value::List(out))
+    let (t, inverse, counts) = (a.tensor(0)?, a.bool(2)?, a.bool(3)?);
+    Ok(Box::pin(async move {
+        let (u, i, c) = t.unique(inverse, counts).await?;
+        if i.is_none() && c.is_none() {
+            return Ok(Value::Tensor(u));
+        }
+        let mut out = vec![Value::Tensor(u)];
+        out.extend(i.map(Value::Tensor));
+        out.extend(c.map(Value::Tensor));
+        Ok(Value::List(out))
+    }))
 }
 
+/// `repeat_interleave`: an int repeats is computed at once; a repeats tensor (or the tensor
+/// alone, as `torch.repeat_interleave(repeats)`) is read back to size the result, which blocks
+/// natively and is refused in a browser, naming `repeat_interleave_async`.
 fn repeat_interleave(a: &Args) -> Result<Value> {
+    match a.get(1) {
+        Value::Tensor(_) | Value::None => super::block_on(
+            "repeat_interleave with a repeats tensor (its async form: repeat_interleave_async, \
+             borch-ts's repeatInterleaveAsync)",
+            repeat_interleave_async(a)?,
+        ),
+        _ => ok(a.tensor(0)?.repeat_interleave(a.i64(1)?, a.opt_int(2)?)),
+    }
+}
+
+/// `repeat_interleave_async`: `repeat_interleave` whose result is awaited (a repeats tensor is
+/// read back to size the result).
+fn repeat_interleave_async(a: &Args) -> Result<Pending> {
     let t = a.tensor(0)?;
     let dim = a.opt_int(2)?;
-    match a.get(1) {
-        Value::Tensor(r) => {
-            let r = r.clone();
-            ok(blocking("repeat_interleave", || {
-                crate::ops::nonzero_repeat(&t, &r, dim)
-            }))
+    let (input, repeats, dim) = match a.get(1) {
+        Value::Tensor(r) => (t, r.clone(), dim),
+        // torch.repeat_interleave(repeats): the repeats tensor is the input.
+        Value::None => (
+            crate::ops::creation::arange(0, t.numel() as i64, 1)?,
+            t,
+            None,
+        ),
+        _ => {
+            let out = t.repeat_interleave(a.i64(1)?, dim);
+            return Ok(Box::pin(std::future::ready(ok(out))));
         }
-        Value::None => {
-            // torch.repeat_interleave(repeats): the repeats tensor is the input.
-            let idx = crate::ops::creation::arange(0, t.numel() as i64, 1)?;
-            ok(blocking("repeat_interleave", || {
-                crate::ops::nonzero_repeat(&idx, &t, None)
-            }))
+    };
+    Ok(Box::pin(async move {
+        ok(input.repeat_interleave_tensor(&repeats, dim).await)
+    }))
+}
+
+fn nonzero(a: &Args) -> Result<Pending> {
+    let (t, as_tuple) = (a.tensor(0)?, a.bool(1)?);
+    Ok(Box::pin(async move {
+        if as_tuple {
+            ok(t.nonzero_tuple().await)
+        } else {
+            ok(t.nonzero().await)
         }
-        _ => ok(t.repeat_interleave(a.i64(1)?, dim)),
-    }
+    }))
+}
+
+fn masked_select(a: &Args) -> Result<Pending> {
+    let (t, mask) = (a.tensor(0)?, a.tensor(1)?);
+    Ok(Box::pin(async move { ok(t.masked_select(&mask).await) }))
 }
 
 #[rustfmt::skip]
 pub(super) fn listed() -> Vec<Entry> {
     use Form::{Both, Function as Func};
-    use Returns::{MaybePair, Pair, Tensor as T};
+    use Returns::{MaybePair, MaybeTensors, Pair, Tensor as T};
     vec![
         entry(Both, "baddbmm", "batch1: Tensor, batch2: Tensor, beta: Float = 1, alpha: Float = 1", T,
             |a| ok(a.tensor(0)?.baddbmm(&a.tensor(1)?, &a.tensor(2)?, a.f64(3)?, a.f64(4)?))),
@@ -183,20 +203,11 @@ pub(super) fn listed() -> Vec<Entry> {
             |a| ok(sequence::bucketize(a.operand(0)?, &a.tensor(1)?, a.bool(2)?, a.bool(3)?))),
         entry(Both, "histc", "bins: Int = 100, min: Float = 0, max: Float = 0", T,
             |a| ok(a.tensor(0)?.histc(a.i64(1)?, a.f64(2)?, a.f64(3)?))),
-        entry(Both, "repeat_interleave", "repeats: Operand = None, dim: Int = None, output_size: Int = None", T, repeat_interleave),
-        // data-dependent shapes
-        entry(Both, "nonzero", "as_tuple: Bool = False", MaybePair, |a| {
-            let t = a.tensor(0)?;
-            if a.bool(1)? {
-                ok(blocking("nonzero", || crate::ops::nonzero_tuple(&t)))
-            } else {
-                ok(blocking("nonzero", || crate::ops::nonzero_all(&t)))
-            }
-        }),
-        entry(Both, "masked_select", "mask: Tensor", T, |a| {
-            let (t, m) = (a.tensor(0)?, a.tensor(1)?);
-            ok(blocking("masked_select", || crate::ops::nonzero_masked_select(&t, &m)))
-        }),
-        entry(Both, "unique", "sorted: Bool = True, return_inverse: Bool = False, return_counts: Bool = False, dim: Int = None", MaybePair, unique),
+        // data-dependent shapes: async entries
+        entry(Both, "repeat_interleave", REPEAT_INTERLEAVE, T, repeat_interleave),
+        entry_async(Both, "repeat_interleave_async", REPEAT_INTERLEAVE, T, repeat_interleave_async),
+        entry_async(Both, "nonzero", "as_tuple: Bool = False", MaybeTensors, nonzero),
+        entry_async(Both, "masked_select", "mask: Tensor", T, masked_select),
+        entry_async(Both, "unique", "sorted: Bool = True, return_inverse: Bool = False, return_counts: Bool = False, dim: Int = None", MaybeTensors, unique),
     ]
 }

@@ -84,6 +84,9 @@ pub enum Returns {
     Pair,
     /// A tensor, or (values, indices) when a dim is given (max, min).
     MaybePair,
+    /// A tensor, or a list of tensors when a flag asks for more (`nonzero(as_tuple=True)`,
+    /// `unique(return_counts=True)`).
+    MaybeTensors,
     /// The tensor itself, modified in place.
     SelfInPlace,
     Int,
@@ -101,7 +104,18 @@ pub enum Call {
     /// The op's in-place form (`add_`): `self` is written and returned.
     MapInPlace(&'static MapOp),
     Fn(fn(&Args) -> Result<Value>),
+    /// An op that reads values back before it can size its result (`nonzero`, `unique`, …):
+    /// a future. `api::call` blocks on it on native targets; in a browser only `api::call_async`
+    /// runs it (bindings offer it as an async method).
+    Async(AsyncBody),
 }
+
+/// The body of an async entry: its bound arguments in (read at once: a wrong one is an error of
+/// the call), the pending result out.
+pub type AsyncBody = fn(&Args) -> Result<Pending>;
+
+/// The result of an op, to await.
+pub type Pending = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value>>>>;
 
 /// Where torch offers the op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,6 +147,29 @@ impl Entry {
 
     pub fn is_function(&self) -> bool {
         self.form != Form::Method
+    }
+
+    /// The op reads values back before it can size its result: bindings offer it as an async
+    /// method (a JavaScript `Promise`).
+    pub fn is_async(&self) -> bool {
+        matches!(self.call, Call::Async(_))
+    }
+}
+
+/// A data-dependent op's entry (`Call::Async`), parameters written as `parse_params` reads them.
+pub(super) fn async_entry(
+    form: Form,
+    name: &'static str,
+    params: &str,
+    returns: Returns,
+    body: AsyncBody,
+) -> Entry {
+    Entry {
+        name,
+        form,
+        params: parse_params(params),
+        returns,
+        call: Call::Async(body),
     }
 }
 

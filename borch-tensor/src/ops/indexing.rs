@@ -1,8 +1,9 @@
 //! Python subscripts (`t[1:, ::2]`, `t[0]`, `t[..., None]`, `t[idx]`) interpreted once, here, for
 //! every binding: each item becomes the view op torch uses for it (select, slice, unsqueeze) or
 //! `index_select` for an integer tensor (index tensors over the leading dims are combined into
-//! one linear index). A boolean mask's result has a data-dependent shape: native targets read the
-//! mask back; a browser cannot inside a synchronous call, and raises NotImplementedError.
+//! one linear index). A boolean mask's result has a data-dependent shape: `index_async` reads the
+//! mask back awaiting it; `index` blocks on native targets and, in a browser (a synchronous call
+//! cannot read back), raises NotImplementedError naming `index_async`.
 
 use crate::dtype::DType;
 use crate::error::{Result, index_err, not_impl};
@@ -21,6 +22,15 @@ pub enum Index {
     Ellipsis,
     /// A 1-D int64 tensor of positions, or a boolean mask (not supported).
     Tensor(Tensor),
+}
+
+/// torch's `t[items]`, awaiting the read of a boolean mask (`t[mask]`); any other subscript is
+/// `index`'s.
+pub async fn index_async(t: &Tensor, items: &[Index]) -> Result<Tensor> {
+    match items {
+        [Index::Tensor(mask)] if mask.dtype() == DType::Bool => t.mask_index(mask).await,
+        _ => index(t, items),
+    }
 }
 
 /// torch's `t[items]`.
@@ -159,8 +169,8 @@ fn mask_index(t: &Tensor, mask: &Tensor) -> Result<Tensor> {
         let _ = (t, mask);
         not_impl(
             "boolean mask indexing (t[mask]): its result's shape depends on the mask's values, \
-             which borch cannot read back inside a synchronous call in a browser; use \
-             torch.where(mask, t, other) or masked_fill",
+             which borch cannot read back inside a synchronous call in a browser: await the \
+             async form (the catalog's index_async; borch-ts: await t.indexAsync([mask]))",
         )
     }
 }

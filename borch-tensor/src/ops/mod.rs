@@ -34,7 +34,3 @@ pub mod table;
 pub mod triangle;
 pub mod unfold;
 pub mod view;
-
-pub use nonzero::{
-    nonzero_all, nonzero_masked_select, nonzero_repeat, nonzero_tuple, nonzero_unique,
-};

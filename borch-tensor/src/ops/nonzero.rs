@@ -196,7 +196,7 @@ impl Tensor {
 pub(crate) fn mask_indices(mask: &Tensor) -> Result<Vec<Tensor>> {
     #[cfg(not(target_arch = "wasm32"))]
     {
-        block(mask.nonzero_tuple())
+        mask.nonzero_tuple_blocking()
     }
     #[cfg(target_arch = "wasm32")]
     {
@@ -242,47 +242,4 @@ impl Tensor {
     ) -> Result<Tensor> {
         pollster::block_on(self.repeat_interleave_tensor(repeats, dim))
     }
-}
-
-/// Wait for a data-dependent op: blocking on native targets; in a browser nothing may block, so
-/// the synchronous catalog refuses these before calling (see `api::more`).
-fn block<T>(f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        pollster::block_on(f)
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        drop(f);
-        crate::error::not_impl("a data-dependent op cannot block in a browser: await it")
-    }
-}
-
-/// `nonzero()`, waited for (see `block`).
-pub fn nonzero_all(t: &Tensor) -> Result<Tensor> {
-    block(t.nonzero())
-}
-
-/// `nonzero(as_tuple=True)`, waited for.
-pub fn nonzero_tuple(t: &Tensor) -> Result<Vec<Tensor>> {
-    block(t.nonzero_tuple())
-}
-
-/// `masked_select`, waited for.
-pub fn nonzero_masked_select(t: &Tensor, mask: &Tensor) -> Result<Tensor> {
-    block(t.masked_select(mask))
-}
-
-/// `unique`, waited for.
-pub fn nonzero_unique(
-    t: &Tensor,
-    return_inverse: bool,
-    return_counts: bool,
-) -> Result<(Tensor, Option<Tensor>, Option<Tensor>)> {
-    block(t.unique(return_inverse, return_counts))
-}
-
-/// `repeat_interleave` with a repeats tensor, waited for.
-pub fn nonzero_repeat(t: &Tensor, repeats: &Tensor, dim: Option<isize>) -> Result<Tensor> {
-    block(t.repeat_interleave_tensor(repeats, dim))
 }

@@ -2,7 +2,7 @@
 //! `repeat_interleave` (a number of repeats), `searchsorted`, `bucketize`, `histc`.
 
 use crate::dtype::DType;
-use crate::error::{Result, not_impl, runtime};
+use crate::error::{BorchError, Result, not_impl, runtime};
 use crate::layout::wrap_dim;
 use crate::ops::{creation, join};
 use crate::scalar::{Operand, Scalar};
@@ -105,10 +105,17 @@ impl Tensor {
                 (x, wrap_dim(dm, self.dim().max(1))?)
             }
         };
+        let too_many = || {
+            BorchError::Runtime(format!(
+                "repeat_interleave: {repeats} repeats of a dim of size {} overflow a tensor's size",
+                x.shape()[d]
+            ))
+        };
+        let r = isize::try_from(repeats).map_err(|_| too_many())?;
         let mut shape = isz(x.shape());
-        shape.insert(d + 1, repeats as isize);
+        shape.insert(d + 1, r);
         let mut merged = isz(x.shape());
-        merged[d] *= repeats as isize;
+        merged[d] = merged[d].checked_mul(r).ok_or_else(too_many)?;
         x.unsqueeze(d as isize + 1)?
             .expand(&shape)?
             .reshape(&merged)

@@ -49,7 +49,11 @@ function num(v) {
   return v;
 }
 
+// As borch-ts names catalog entries (xtask/src/js_api/names.rs): a dunder loses its underscores
+// (`__setitem__` is `setitem`).
 const camel = (name) => {
+  const dunder = /^__(.+)__$/.exec(name);
+  if (dunder) return camel(dunder[1]);
   const tail = name.endsWith('_') ? '_' : '';
   const body = tail ? name.slice(0, -1) : name;
   return body.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()) + tail;
@@ -161,8 +165,9 @@ function invoke(name, form, self, positional, keywords, namespace) {
   return method.call(self, ...positional, keywords);
 }
 
-// The op's outputs as a list of tensors.
-function callOp(c, values) {
+// The op's outputs as a list of tensors. Async entries (nonzero, unique, indexAsync, …) return a
+// Promise, awaited here; awaiting a synchronous result is that result.
+async function callOp(c, values) {
   const b = bindingOf(c.op);
   const applies = !b.surfaces || b.surfaces.includes(SURFACE);
   if (applies && b.not_implemented) throw new NotExpressible(b.not_implemented);
@@ -172,10 +177,12 @@ function callOp(c, values) {
   if (b.sequence) {
     const seq = b.sequence;
     const calls = seq.calls ?? c.args[seq.over].map((item) => ({ call: seq.call, form: seq.form, args: { [seq.as]: item } }));
-    return calls.map((k) => {
+    const outs = [];
+    for (const k of calls) {
       const kw = Object.fromEntries(Object.entries(k.args).map(([n, v]) => [n, argValue(v)]));
-      return invoke(k.call, k.form ?? 'method', values[0], [], kw);
-    });
+      outs.push(await invoke(k.call, k.form ?? 'method', values[0], [], kw));
+    }
+    return outs;
   }
   const form = b.form ?? 'method';
   // Inputs present only when a flag arg is true (`has_bias`), passed by keyword; flags themselves
@@ -227,7 +234,7 @@ function callOp(c, values) {
     self = values[0];
     positional.unshift(...values.slice(1));
   }
-  const result = invoke(b.call ?? b.name ?? c.op, form, self, positional, keywords, b.namespace);
+  const result = await invoke(b.call ?? b.name ?? c.op, form, self, positional, keywords, b.namespace);
   return Array.isArray(result) ? result : [result];
 }
 
@@ -312,7 +319,7 @@ async function runForward(c) {
   let data;
   let error = null;
   try {
-    got = callOp(c, values);
+    got = await callOp(c, values);
     // Index errors found on the GPU arrive at the next readback (as on CUDA): read every output.
     data = await readAll(got);
   } catch (e) {
@@ -330,7 +337,7 @@ async function runBackward(c) {
   const { values, bases } = buildInputs(c.inputs, true);
   let outputs;
   try {
-    outputs = callOp(c, values);
+    outputs = await callOp(c, values);
   } catch (e) {
     if (e instanceof NotExpressible) throw e;
     return outcome(`forward failed: ${describeError(e)}`);

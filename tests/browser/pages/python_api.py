@@ -201,6 +201,18 @@ pc.bias.grad = torch.tensor([0.0])
 total = nn.utils.clip_grad_norm_(pc.parameters(), 1.0)
 check("nn.utils.clip_grad_norm_ returns the total norm", abs(total.item() - 5.0) < 1e-5)
 check("nn.utils.clip_grad_norm_ scales the gradients", abs(pc.weight.grad.tolist()[0][0] - 0.6) < 1e-5)
+# Data-dependent results (borch-ts returns a Promise; borch_webgpu settles it) and assignment,
+# synchronous as in torch (values from torch 2.15).
+dd = torch.tensor([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])
+check("t[mask]", dd[dd > 0].tolist() == [1.0, 3.0, 5.0])
+check("nonzero()", (dd > 0).nonzero().tolist() == [[0, 0], [0, 2], [1, 1]])
+counted = torch.unique(dd.abs(), return_counts=True)
+check("unique(return_counts=True)", [c.tolist() for c in counted] == [[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [1] * 6])
+check("repeat_interleave(repeats tensor)", torch.tensor([1, 2]).repeat_interleave(torch.tensor([2, 1])).tolist() == [1, 1, 2])
+written = dd.clone()
+written[0, 1:] = 0.0
+written[written < 0] = 9.0
+check("t[0, 1:] = v; t[mask] = v", written.tolist() == [[1.0, 0.0, 0.0], [9.0, 5.0, 9.0]])
 
 torch.manual_seed(0)
 lstm = nn.LSTM(2, 3, num_layers=2)

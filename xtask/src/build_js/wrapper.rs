@@ -241,6 +241,14 @@ function callFunction(name, args) {
   return wasm.callFunction(name, args);
 }
 
+// Async entries of the catalog (the result's shape depends on the values): a Promise.
+const callMethodAsync = (name, self, args) => wasm.callMethodAsync(name, self, args);
+
+function callFunctionAsync(name, args) {
+  ready(name);
+  return wasm.callFunctionAsync(name, args);
+}
+
 function callFunctional(name, args) {
   ready(name);
   return wasm.callFunctional(name, args);

@@ -1,7 +1,11 @@
 //! torch's snake_case names in JavaScript's camelCase, and back.
 
 /// `log_softmax` → `logSoftmax`; a trailing underscore (in-place) stays: `fill_` → `fill_`.
+/// A Python dunder loses its underscores: `__setitem__` → `setitem` (`t.setitem(indices, v)`).
 pub fn camel(name: &str) -> String {
+    if let Some(inner) = name.strip_prefix("__").and_then(|n| n.strip_suffix("__")) {
+        return camel(inner);
+    }
     let (body, tail) = match name.strip_suffix('_') {
         Some(b) => (b, "_"),
         None => (name, ""),
@@ -45,5 +49,6 @@ mod tests {
         assert_eq!(camel("log1p"), "log1p");
         assert_eq!(camel("mT"), "mT");
         assert_eq!(camel("_stacklevel"), "_stacklevel");
+        assert_eq!(camel("__setitem__"), "setitem");
     }
 }

@@ -30,6 +30,7 @@ fn ts_type(kind: Kind) -> &'static str {
 fn ts_returns(r: Returns) -> &'static str {
     match r {
         Returns::Tensor | Returns::MaybePair => "Tensor",
+        Returns::MaybeTensors => "Tensor | Tensor[]",
         Returns::Tensors => "Tensor[]",
         Returns::Pair => "[Tensor, Tensor]",
         Returns::SelfInPlace => "this",
@@ -133,6 +134,21 @@ fn options(params: &[Param], input: bool) -> Option<String> {
 /// options, a varargs form for `*size` parameters, and split forms for results that depend on
 /// whether a dim is given (`max()` vs `max(dim)`, `size()` vs `size(dim)`).
 pub fn overloads(entry: &Entry, js: &str, function: bool) -> Vec<String> {
+    let lines = sync_overloads(entry, js, function);
+    if !entry.is_async() {
+        return lines;
+    }
+    // An async entry's forms resolve to what the synchronous ones return.
+    lines
+        .into_iter()
+        .map(|l| match l.rsplit_once("): ") {
+            Some((head, ret)) => format!("{head}): Promise<{}>;", ret.trim_end_matches(';')),
+            None => l,
+        })
+        .collect()
+}
+
+fn sync_overloads(entry: &Entry, js: &str, function: bool) -> Vec<String> {
     let input = function && entry.is_method();
     let params = &entry.params;
     let ret = ts_returns(entry.returns);
@@ -160,6 +176,11 @@ pub fn overloads(entry: &Entry, js: &str, function: bool) -> Vec<String> {
         _ => {}
     }
     let mut out = vec![format!("{js}({}): {ret};", positional(params, input))];
+    if entry.returns == Returns::MaybeTensors {
+        // Without the flags that ask for more, one tensor.
+        let only = if input { "input: Tensor" } else { "" };
+        out.insert(0, format!("{js}({only}): Tensor;"));
+    }
     if let Some(opts) = options(params, input) {
         out.push(format!("{js}({opts}): {ret};"));
     }
