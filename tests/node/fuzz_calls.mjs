@@ -113,10 +113,17 @@ function useAndReturn(r, obj, cls) {
   return use.statement ? `${use.statement}; return ${obj};` : `return ${use.expression};`;
 }
 
+// nn.Transformer() with torch's defaults holds 44M parameters: drawing and uploading them takes
+// about 4 s on SwiftShader, past the hang limit (the next call's read waits for it), so the
+// fuzzer gives it small sizes first (d_model 8, nhead 2, one layer each, dim_feedforward 16) and
+// fuzzes the rest of its arguments.
+const SMALL_FIRST = { Transformer: '8, 2, 1, 1, 16' };
+
 function moduleCall(r, torch, cat) {
   const name = r.pick(cat.modules);
   const entry = cat.constructors.get(name);
-  const ctor = entry && r.chance(0.7) ? entryArgs(r, entry) : args(r, r.int(4), ctorArg);
+  const fuzzed = entry && r.chance(0.7) ? entryArgs(r, entry) : args(r, r.int(4), ctorArg);
+  const ctor = SMALL_FIRST[name] ? [SMALL_FIRST[name], fuzzed].filter(Boolean).join(', ') : fuzzed;
   const make = `new torch.nn.${name}(${ctor})`;
   if (r.chance(0.15)) return make;
   const misuse = r.chance(0.1) ? 'm.free(); ' : '';

@@ -28,7 +28,12 @@ fn fmt_list(dims: &[usize]) -> String {
 
 /// Python's `input.size(dim)` with a negative dim (torch's IndexError when out of range).
 fn size_at(input: &Tensor, dim: isize) -> Result<usize> {
-    Ok(input.shape()[wrap_dim(dim, input.dim())?])
+    let i = wrap_dim(dim, input.dim())?;
+    input.shape().get(i).copied().ok_or_else(|| {
+        BorchError::Index(format!(
+            "Dimension out of range (expected to be in range of [-1, 0], but got {dim})"
+        ))
+    })
 }
 
 /// The output size torch's Python wrapper computes: `output_size`, or `int(size * ratio)` per dim.
