@@ -320,3 +320,17 @@ macro_rules! training_flag {
         }
     };
 }
+
+/// `named_children` and `named_children_mut` inside `impl Module for …`, for a module whose
+/// children are fields named as torch names them, listed in registration order.
+#[macro_export]
+macro_rules! child_fields {
+    ($($field:ident),+ $(,)?) => {
+        fn named_children(&self) -> Vec<(String, &dyn $crate::module::Module)> {
+            vec![$((stringify!($field).into(), &self.$field as &dyn $crate::module::Module)),+]
+        }
+        fn named_children_mut(&mut self) -> Vec<(String, &mut dyn $crate::module::Module)> {
+            vec![$((stringify!($field).into(), &mut self.$field as &mut dyn $crate::module::Module)),+]
+        }
+    };
+}

@@ -37,6 +37,8 @@ macro_rules! plain_activation {
     )*};
 }
 
+pub(super) use plain_activation;
+
 plain_activation! {
     /// torch's `nn.ReLU`.
     ReLU => F::relu;

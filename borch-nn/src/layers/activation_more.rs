@@ -4,43 +4,14 @@
 
 use borch_tensor::{Result, Scalar, Tensor};
 
+use super::activation::plain_activation;
 use super::parameter;
 use crate::functional as F;
 use crate::module::Module;
 use crate::repr::py_float;
 use crate::{display_as_repr, training_flag};
 
-/// Activations without arguments.
-macro_rules! plain {
-    ($($(#[$doc:meta])* $name:ident => $f:path;)*) => {$(
-        $(#[$doc])*
-        pub struct $name {
-            training: bool,
-        }
-        impl $name {
-            pub fn new() -> $name {
-                $name { training: true }
-            }
-        }
-        impl Default for $name {
-            fn default() -> Self {
-                $name::new()
-            }
-        }
-        impl Module for $name {
-            fn forward(&self, input: &Tensor) -> Result<Tensor> {
-                $f(input)
-            }
-            fn name(&self) -> String {
-                stringify!($name).into()
-            }
-            training_flag!();
-        }
-        display_as_repr!($name);
-    )*};
-}
-
-plain! {
+plain_activation! {
     /// torch's `nn.LogSigmoid`.
     LogSigmoid => F::logsigmoid;
     /// torch's `nn.Hardsigmoid`.

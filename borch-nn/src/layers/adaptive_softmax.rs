@@ -266,15 +266,7 @@ impl Module for AdaptiveLogSoftmaxWithLoss {
     fn name(&self) -> String {
         "AdaptiveLogSoftmaxWithLoss".into()
     }
-    fn named_children(&self) -> Vec<(String, &dyn Module)> {
-        vec![("head".into(), &self.head), ("tail".into(), &self.tail)]
-    }
-    fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
-        vec![
-            ("head".into(), &mut self.head),
-            ("tail".into(), &mut self.tail),
-        ]
-    }
+    crate::child_fields!(head, tail);
     training_flag!();
 }
 

@@ -339,12 +339,7 @@ impl Module for MultiheadAttention {
             ("bias_v", self.bias_v.as_ref()),
         ])
     }
-    fn named_children(&self) -> Vec<(String, &dyn Module)> {
-        vec![("out_proj".into(), &self.out_proj)]
-    }
-    fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
-        vec![("out_proj".into(), &mut self.out_proj)]
-    }
+    crate::child_fields!(out_proj);
     training_flag!();
 }
 

@@ -225,30 +225,9 @@ impl Module for TransformerEncoderLayer {
     fn name(&self) -> String {
         "TransformerEncoderLayer".into()
     }
-    fn named_children(&self) -> Vec<(String, &dyn Module)> {
-        vec![
-            ("self_attn".into(), &self.self_attn),
-            ("linear1".into(), &self.linear1),
-            ("dropout".into(), &self.dropout),
-            ("linear2".into(), &self.linear2),
-            ("norm1".into(), &self.norm1),
-            ("norm2".into(), &self.norm2),
-            ("dropout1".into(), &self.dropout1),
-            ("dropout2".into(), &self.dropout2),
-        ]
-    }
-    fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
-        vec![
-            ("self_attn".into(), &mut self.self_attn),
-            ("linear1".into(), &mut self.linear1),
-            ("dropout".into(), &mut self.dropout),
-            ("linear2".into(), &mut self.linear2),
-            ("norm1".into(), &mut self.norm1),
-            ("norm2".into(), &mut self.norm2),
-            ("dropout1".into(), &mut self.dropout1),
-            ("dropout2".into(), &mut self.dropout2),
-        ]
-    }
+    crate::child_fields!(
+        self_attn, linear1, dropout, linear2, norm1, norm2, dropout1, dropout2
+    );
     training_flag!();
 }
 
@@ -438,36 +417,19 @@ impl Module for TransformerDecoderLayer {
     fn name(&self) -> String {
         "TransformerDecoderLayer".into()
     }
-    fn named_children(&self) -> Vec<(String, &dyn Module)> {
-        vec![
-            ("self_attn".into(), &self.self_attn),
-            ("multihead_attn".into(), &self.multihead_attn),
-            ("linear1".into(), &self.linear1),
-            ("dropout".into(), &self.dropout),
-            ("linear2".into(), &self.linear2),
-            ("norm1".into(), &self.norm1),
-            ("norm2".into(), &self.norm2),
-            ("norm3".into(), &self.norm3),
-            ("dropout1".into(), &self.dropout1),
-            ("dropout2".into(), &self.dropout2),
-            ("dropout3".into(), &self.dropout3),
-        ]
-    }
-    fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
-        vec![
-            ("self_attn".into(), &mut self.self_attn),
-            ("multihead_attn".into(), &mut self.multihead_attn),
-            ("linear1".into(), &mut self.linear1),
-            ("dropout".into(), &mut self.dropout),
-            ("linear2".into(), &mut self.linear2),
-            ("norm1".into(), &mut self.norm1),
-            ("norm2".into(), &mut self.norm2),
-            ("norm3".into(), &mut self.norm3),
-            ("dropout1".into(), &mut self.dropout1),
-            ("dropout2".into(), &mut self.dropout2),
-            ("dropout3".into(), &mut self.dropout3),
-        ]
-    }
+    crate::child_fields!(
+        self_attn,
+        multihead_attn,
+        linear1,
+        dropout,
+        linear2,
+        norm1,
+        norm2,
+        norm3,
+        dropout1,
+        dropout2,
+        dropout3
+    );
     training_flag!();
 }
 
