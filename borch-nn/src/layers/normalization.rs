@@ -9,6 +9,17 @@ use crate::module::Module;
 use crate::repr::{py_bool, py_float, py_tuple};
 use crate::{display_as_repr, training_flag};
 
+/// A normalization's `reset_parameters` of its affine part: weight ones, bias zeros (each if any).
+pub(super) fn reset_affine(weight: Option<&Tensor>, bias: Option<&Tensor>) -> Result<()> {
+    if let Some(w) = weight {
+        init::ones_(w)?;
+    }
+    if let Some(b) = bias {
+        init::zeros_(b)?;
+    }
+    Ok(())
+}
+
 /// torch's `nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True)`.
 pub struct LayerNorm {
     pub normalized_shape: Vec<usize>,
@@ -56,13 +67,7 @@ impl LayerNorm {
 
     /// torch's `reset_parameters`: weight ones, bias zeros.
     pub fn reset_parameters(&self) -> Result<()> {
-        if let Some(w) = &self.weight {
-            init::ones_(w)?;
-        }
-        if let Some(b) = &self.bias {
-            init::zeros_(b)?;
-        }
-        Ok(())
+        reset_affine(self.weight.as_ref(), self.bias.as_ref())
     }
 }
 
@@ -137,10 +142,7 @@ impl RMSNorm {
 
     /// torch's `reset_parameters`: weight ones.
     pub fn reset_parameters(&self) -> Result<()> {
-        if let Some(w) = &self.weight {
-            init::ones_(w)?;
-        }
-        Ok(())
+        reset_affine(self.weight.as_ref(), None)
     }
 }
 

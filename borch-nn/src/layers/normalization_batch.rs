@@ -5,9 +5,9 @@
 use borch_autograd::no_grad;
 use borch_tensor::{BorchError, DType, Result, Tensor, keep_alive, ones, zeros};
 
+use super::normalization::reset_affine;
 use super::{parameter, present};
 use crate::functional as F;
-use crate::init;
 use crate::module::Module;
 use crate::repr::{py_bool, py_float};
 use crate::{display_as_repr, training_flag};
@@ -71,13 +71,7 @@ impl Stats {
     /// torch's `reset_parameters`: running stats reset, weight ones, bias zeros.
     fn reset_parameters(&self) -> Result<()> {
         self.reset_running_stats()?;
-        if let Some(w) = &self.weight {
-            init::ones_(w)?;
-        }
-        if let Some(b) = &self.bias {
-            init::zeros_(b)?;
-        }
-        Ok(())
+        reset_affine(self.weight.as_ref(), self.bias.as_ref())
     }
 
     fn parameters(&self) -> Vec<(String, Tensor)> {
@@ -432,13 +426,7 @@ impl GroupNorm {
 
     /// torch's `reset_parameters`: weight ones, bias zeros.
     pub fn reset_parameters(&self) -> Result<()> {
-        if let Some(w) = &self.weight {
-            init::ones_(w)?;
-        }
-        if let Some(b) = &self.bias {
-            init::zeros_(b)?;
-        }
-        Ok(())
+        reset_affine(self.weight.as_ref(), self.bias.as_ref())
     }
 }
 
