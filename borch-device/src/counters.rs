@@ -7,6 +7,8 @@ pub(crate) struct Counters {
     pub submits: AtomicU64,
     pub live_buffers: AtomicU64,
     pub live_bytes: AtomicU64,
+    /// The most `live_bytes` has been since the device opened or the last reset.
+    pub peak_bytes: AtomicU64,
 }
 
 impl Counters {
@@ -15,6 +17,11 @@ impl Counters {
     }
     pub fn sub(counter: &AtomicU64, n: u64) {
         counter.fetch_sub(n, Ordering::Relaxed);
+    }
+    /// Count `n` more live bytes, raising the peak when it is passed.
+    pub fn add_live_bytes(&self, n: u64) {
+        let now = self.live_bytes.fetch_add(n, Ordering::Relaxed) + n;
+        self.peak_bytes.fetch_max(now, Ordering::Relaxed);
     }
     pub fn get(counter: &AtomicU64) -> u64 {
         counter.load(Ordering::Relaxed)

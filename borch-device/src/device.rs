@@ -391,6 +391,22 @@ impl Device {
         }
     }
 
+    /// torch's `cuda.max_memory_allocated()`: the most bytes live tensors held at once (the
+    /// pool excluded; sizes are the bucketed sizes reserved) since the device opened or the last
+    /// `reset_peak_memory_stats`.
+    pub fn max_memory_allocated(&self) -> u64 {
+        Counters::get(&self.inner.counters.peak_bytes)
+    }
+
+    /// torch's `cuda.reset_peak_memory_stats()`: the peak restarts from the bytes live now.
+    pub fn reset_peak_memory_stats(&self) {
+        let c = &self.inner.counters;
+        c.peak_bytes.store(
+            Counters::get(&c.live_bytes),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+
     /// Buffers kept by the pool for reuse.
     pub fn pooled(&self) -> PoolStats {
         let (buffers, bytes) = lock(&self.inner.pool).stats();

@@ -187,7 +187,7 @@ impl PooledBuffer {
         counters: Arc<Counters>,
     ) -> Self {
         Counters::add(&counters.live_buffers, 1);
-        Counters::add(&counters.live_bytes, size);
+        counters.add_live_bytes(size);
         PooledBuffer {
             buffer: Some(buffer),
             size,

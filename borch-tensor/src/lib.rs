@@ -29,6 +29,7 @@ pub use host::{Element, HostData, NdData};
 pub use kernels::check::check_index_errors;
 pub use layout::{Layout, broadcast_shapes, fmt_size, wrap_dim};
 pub use ops::conv::{Padding, conv1d, conv2d};
+pub use ops::conv_fused::{conv2d_fused, linear_relu};
 pub use ops::conv_transpose::{
     TransposeArgs, conv_transpose1d, conv_transpose2d, conv_transpose3d,
 };

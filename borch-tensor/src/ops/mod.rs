@@ -2,6 +2,7 @@ pub mod arg_reduce;
 pub mod checks;
 pub mod conv;
 pub mod conv3d;
+pub mod conv_fused;
 pub mod conv_transpose;
 pub mod creation;
 pub mod einsum;
