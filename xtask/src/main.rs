@@ -3,6 +3,7 @@
 mod audit;
 mod bench_browser;
 mod bench_matmul;
+mod bench_matmul_call;
 mod bench_train_mlp;
 mod build_js;
 mod build_py;
@@ -16,6 +17,7 @@ const USAGE: &str = "usage:
   cargo xtask demo [--epochs N] [--lr LR] [--batch-size B] [--seed S]
   cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
 [--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R] [--no-naive]
+  cargo xtask bench matmul-call [--sizes 1024,4096] [--warmup W] [--reps R] [--loop L]
   cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
 [--steps N]
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
         ["audit", rest @ ..] => audit::run(rest),
         ["demo", rest @ ..] => demo::run(rest),
         ["bench", "matmul", rest @ ..] => bench_matmul::run(rest),
+        ["bench", "matmul-call", rest @ ..] => bench_matmul_call::run(rest),
         ["bench", "train-mlp", rest @ ..] => bench_train_mlp::run(rest),
         ["bench", "browser", rest @ ..] => bench_browser::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
