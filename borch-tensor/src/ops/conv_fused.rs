@@ -1,9 +1,10 @@
 //! Convolutions and linear maps with their epilogue (bias, a residual added, ReLU), the ops
 //! behind `nn.intrinsic`'s fused modules: `relu(conv2d(x, w, b) + residual)` and
-//! `relu(x @ w.T + b)`. Composed from the plain ops until the fused kernels land (issue 11).
+//! `relu(x @ w.T + b)`: one implicit-GEMM convolution with its epilogue (see `conv_gemm.rs`),
+//! and one matmul with bias and ReLU in its stores.
 
 use crate::error::Result;
-use crate::ops::conv::{Padding, conv2d};
+use crate::ops::conv::{Padding, Params, convolution_fused};
 use crate::tensor::Tensor;
 
 /// `conv2d(input, weight, bias, stride, padding, dilation, groups)`, then `+ residual` (same
@@ -20,11 +21,13 @@ pub fn conv2d_fused(
     dilation: &[isize],
     groups: isize,
 ) -> Result<Tensor> {
-    let mut out = conv2d(input, weight, bias, stride, padding, dilation, groups)?;
-    if let Some(r) = residual {
-        out = out.add(r)?;
-    }
-    if relu { out.relu() } else { Ok(out) }
+    let params = Params {
+        stride,
+        padding,
+        dilation,
+        groups,
+    };
+    convolution_fused(input, weight, bias, residual, relu, &params, 2)
 }
 
 /// `relu(input @ weight.T + bias)` (torch's `F.linear` then `F.relu`).
