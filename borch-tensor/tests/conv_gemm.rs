@@ -7,7 +7,9 @@
 
 use borch_tensor::ops::conv_gemm::{ConvPath, set_conv_kernel, set_conv_path};
 use borch_tensor::ops::matmul::MatmulTile;
-use borch_tensor::{Op, Padding, Tensor, conv1d, conv2d, conv2d_fused, default_device};
+use borch_tensor::{
+    Op, Padding, Tensor, conv1d, conv2d, conv2d_fused, default_device, linear_relu,
+};
 
 fn values(n: usize, seed: u64) -> Vec<f32> {
     let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
@@ -357,8 +359,48 @@ fn no_column_buffer() {
     );
 }
 
+/// linear_relu on a 2-D input: one dispatch (bias and ReLU in the matmul's stores), torch's
+/// values and gradients (a plain-Rust reference).
+fn linear_relu_is_one_dispatch() {
+    let dev = default_device().unwrap();
+    let (m, k, n) = (5, 7, 6);
+    let (x, xv) = tensor(&[m, k], 41);
+    let (w, wv) = tensor(&[n, k], 42);
+    let (b, bv) = tensor(&[n], 43);
+    let (g, gv) = tensor(&[m, n], 44);
+    for t in [&x, &w, &b] {
+        t.set_requires_grad(true).unwrap();
+    }
+    dev.synchronize().unwrap();
+    let d0 = dev.dispatches();
+    let out = linear_relu(&x, &w, Some(&b)).unwrap();
+    assert_eq!(dev.dispatches() - d0, 1, "linear_relu");
+    let mut want = vec![0f32; m * n];
+    let (mut dx, mut dw, mut db) = (vec![0f32; m * k], vec![0f32; n * k], vec![0f32; n]);
+    for i in 0..m {
+        for j in 0..n {
+            let v = bv[j] + (0..k).map(|e| xv[i * k + e] * wv[j * k + e]).sum::<f32>();
+            want[i * n + j] = v.max(0.0);
+            let gm = if v > 0.0 { gv[i * n + j] } else { 0.0 };
+            db[j] += gm;
+            for e in 0..k {
+                dx[i * k + e] += gm * wv[j * k + e];
+                dw[j * k + e] += gm * xv[i * k + e];
+            }
+        }
+    }
+    close("linear_relu", &out.to_vec_blocking::<f32>().unwrap(), &want);
+    assert!(want.contains(&0.0) && want.iter().any(|&v| v > 0.0));
+    let grads = node_grads(&out, &g, false);
+    let read = |i: usize| grads[i].as_ref().unwrap().to_vec_blocking::<f32>().unwrap();
+    close("linear_relu dx", &read(0), &dx);
+    close("linear_relu dw", &read(1), &dw);
+    close("linear_relu db", &read(2), &db);
+}
+
 #[test]
 fn implicit_gemm_convolution() {
+    linear_relu_is_one_dispatch();
     shapes_match_the_reference();
     fused_and_same_match_composed_ops();
     dispatch_counts_are_pinned();
