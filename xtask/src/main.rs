@@ -2,6 +2,7 @@
 
 mod audit;
 mod bench_browser;
+mod bench_conv;
 mod bench_matmul;
 mod bench_train_mlp;
 mod build_js;
@@ -16,6 +17,8 @@ const USAGE: &str = "usage:
   cargo xtask demo [--epochs N] [--lr LR] [--batch-size B] [--seed S]
   cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
 [--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R] [--no-naive]
+  cargo xtask bench conv [--batches 1,16,64] [--passes forward,input_grad,weight_grad] \
+[--tile TXxTYxRxCxK,...] [--filter SUBSTR] [--seconds S] [--reps R] [--no-im2col]
   cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
 [--steps N]
@@ -33,6 +36,7 @@ fn main() -> ExitCode {
         ["audit", rest @ ..] => audit::run(rest),
         ["demo", rest @ ..] => demo::run(rest),
         ["bench", "matmul", rest @ ..] => bench_matmul::run(rest),
+        ["bench", "conv", rest @ ..] => bench_conv::run(rest),
         ["bench", "train-mlp", rest @ ..] => bench_train_mlp::run(rest),
         ["bench", "browser", rest @ ..] => bench_browser::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
