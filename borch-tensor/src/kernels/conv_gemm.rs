@@ -114,7 +114,11 @@ pub(crate) fn fits(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<bool>
     let (tile, splits) = plan(device, geom, pass)?;
     let [m, n, _] = geom.gemm(pass);
     let max = device.limits().max_compute_workgroups_per_dimension as usize;
-    Ok(n.div_ceil((tile.threads_x * tile.cols) as usize) <= max
+    // The tap table packs each tap's offsets in 16 bits.
+    let w = &geom.window;
+    let spans_fit = (0..2).all(|i| w.dilation[i] * (w.kernel[i] - 1) < 1 << 16);
+    Ok(spans_fit
+        && n.div_ceil((tile.threads_x * tile.cols) as usize) <= max
         && m.div_ceil((tile.threads_y * tile.rows) as usize) <= max
         && geom.groups * splits <= max)
 }
@@ -187,7 +191,13 @@ pub(crate) fn run(
         channels,
     ];
     debug_assert_eq!(words.len(), PARAMS.len());
-    let params: Vec<u32> = words.iter().map(|&x| x as u32).collect();
+    let mut params: Vec<u32> = words.iter().map(|&x| x as u32).collect();
+    // The tap table (`TAPS` in the WGSL): each tap's offset within the window.
+    for ky in 0..w.kernel[0] {
+        for kx in 0..w.kernel[1] {
+            params.push(((ky * w.dilation[0]) << 16 | (kx * w.dilation[1])) as u32);
+        }
+    }
     let split = splits > 1;
     let scratch = if split {
         Some(Tensor::uninit(
@@ -203,6 +213,7 @@ pub(crate) fn run(
         tile,
         split,
         epilogue,
+        unit_stride: w.stride == [1, 1],
     };
     let key = spec.key();
     let source = || spec.source();
@@ -285,6 +296,7 @@ pub(crate) fn sources() -> Vec<(String, String)> {
                     tile,
                     split,
                     epilogue,
+                    unit_stride: split,
                 };
                 out.push((spec.key(), spec.source()));
             }

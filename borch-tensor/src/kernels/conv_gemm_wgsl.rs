@@ -61,6 +61,7 @@ fn lets() -> String {
             let _ = writeln!(s, "    let {name} = p[{i}];");
         }
     }
+    let _ = writeln!(s, "    let TAPS = {TAPS}u;");
     s.push_str(
         "    let T = KH * KW; let HW = H * W; let OHW = OH * OW; let CG = CI / G; \
          let MG = CO / G;\n    let IH = i32(H); let IW = i32(W);\n",
@@ -120,49 +121,88 @@ struct Side {
     p_fast: bool,
 }
 
-/// The per-slot part of a gathered index (`{s}` is the slot's suffix, `gp{s}` its row or
-/// column), and the statements that set `v` from `gk` (the element's K index).
-fn gather(pass: Pass, a: bool) -> (&'static str, &'static str) {
-    match (pass, a) {
+/// Where the tap table starts in the params: word `TAPS + t` is `(ky * DH) << 16 | kx * DW`.
+pub(crate) const TAPS: usize = PARAMS.len();
+
+/// Once per staged step, the K origin `kstep` decomposed (the same for every thread): into
+/// (channel, tap) for the forward and input-gradient passes, into (sample, row, column) of the
+/// output for the weight gradient. Each slot then adds its own fixed offset `kk` with at most a
+/// few carries, so the gather needs no division per element.
+fn step_lets(pass: Pass) -> &'static str {
+    match pass {
+        Pass::Forward | Pass::GradInput => "let kq0 = kstep / T; let kr0 = kstep % T;",
+        Pass::GradWeight => {
+            "let q0 = kstep / OHW; let r0 = kstep % OHW; let oy0 = r0 / OW; let ox0 = r0 % OW;"
+        }
+    }
+}
+
+/// The per-slot part of a gathered index (`@` stands for the slot's suffix: `gp@` is its row
+/// or column, `kk@` its offset along K), computed once before the K loop, and the statements
+/// that set `v` for the element `gk = kstep + kk@`.
+fn gather(pass: Pass, a: bool, unit_stride: bool) -> (String, String) {
+    const CT: &str = "var c = kq0 + kq@; var t = kr0 + kr@;\n\
+                      if (t >= T) { t = t - T; c = c + 1u; }\n\
+                      let tap = p[TAPS + t]; let dy = i32(tap >> 16u); let dx = i32(tap & 0xffffu);\n";
+    const CT_HOIST: &str = "let kq@ = kk@ / T; let kr@ = kk@ % T;\n";
+    const QYX: &str = "var ox = ox0 + kk@; var oy = oy0; var q = q0;\n\
+                       while (ox >= OW) { ox = ox - OW; oy = oy + 1u; }\n\
+                       while (oy >= OH) { oy = oy - OH; q = q + 1u; }\n";
+    let (hoist, body) = match (pass, a) {
         (Pass::Forward, true) => (
-            "let row{s} = OA + (g * M + gp{s}) * K;",
-            "v = a[row{s} + gk];",
+            "let row@ = OA + (g * M + gp@) * K;".to_string(),
+            "v = a[row@ + gk];".to_string(),
         ),
         (Pass::Forward, false) => (
-            "let q{s} = gp{s} / OHW; let r{s} = gp{s} % OHW;\n\
-             let iy{s} = i32(r{s} / OW) * SH - PH; let ix{s} = i32(r{s} % OW) * SW - PW;\n\
-             let base{s} = OB + (q{s} * CI + g * CG) * HW;",
-            "let c = gk / T; let t = gk % T;\n\
-             let y = iy{s} + i32(t / KW) * DH; let x = ix{s} + i32(t % KW) * DW;\n\
-             if (y >= 0 && y < IH && x >= 0 && x < IW) { v = b[base{s} + c * HW + u32(y) * W + u32(x)]; }",
+            format!(
+                "{CT_HOIST}let q@ = gp@ / OHW; let r@ = gp@ % OHW;\n\
+                 let iy@ = i32(r@ / OW) * SH - PH; let ix@ = i32(r@ % OW) * SW - PW;\n\
+                 let base@ = OB + (q@ * CI + g * CG) * HW;"
+            ),
+            format!(
+                "{CT}let y = iy@ + dy; let x = ix@ + dx;\n\
+                 if (y >= 0 && y < IH && x >= 0 && x < IW) {{ v = b[base@ + c * HW + u32(y) * W + u32(x)]; }}"
+            ),
         ),
         (Pass::GradInput, true) => (
-            "let row{s} = OA + (g * MG * CG + gp{s}) * T;",
-            "let oc = gk / T; let t = gk % T;\nv = a[row{s} + oc * CG * T + t];",
+            format!("{CT_HOIST}let row@ = OA + (g * MG * CG + gp@) * T;"),
+            format!("{CT}v = a[row@ + c * CG * T + t];"),
         ),
-        (Pass::GradInput, false) => (
-            "let q{s} = gp{s} / HW; let r{s} = gp{s} % HW;\n\
-             let ty{s} = i32(r{s} / W) + PH; let tx{s} = i32(r{s} % W) + PW;\n\
-             let base{s} = OB + (q{s} * CO + g * MG) * OHW;",
-            "let oc = gk / T; let t = gk % T;\n\
-             let ny = ty{s} - i32(t / KW) * DH; let nx = tx{s} - i32(t % KW) * DW;\n\
-             if (ny >= 0 && nx >= 0 && ny % SH == 0 && nx % SW == 0) {\n\
-             let oy = u32(ny / SH); let ox = u32(nx / SW);\n\
-             if (oy < OH && ox < OW) { v = b[base{s} + oc * OHW + oy * OW + ox]; }\n}",
-        ),
+        (Pass::GradInput, false) => {
+            let pick = if unit_stride {
+                "if (ny >= 0 && nx >= 0) {\nlet oy = u32(ny); let ox = u32(nx);\n"
+            } else {
+                "if (ny >= 0 && nx >= 0 && ny % SH == 0 && nx % SW == 0) {\n\
+                 let oy = u32(ny / SH); let ox = u32(nx / SW);\n"
+            };
+            (
+                format!(
+                    "{CT_HOIST}let q@ = gp@ / HW; let r@ = gp@ % HW;\n\
+                     let ty@ = i32(r@ / W) + PH; let tx@ = i32(r@ % W) + PW;\n\
+                     let base@ = OB + (q@ * CO + g * MG) * OHW;"
+                ),
+                format!(
+                    "{CT}let ny = ty@ - dy; let nx = tx@ - dx;\n{pick}\
+                     if (oy < OH && ox < OW) {{ v = b[base@ + c * OHW + oy * OW + ox]; }}\n}}"
+                ),
+            )
+        }
         (Pass::GradWeight, true) => (
-            "let chan{s} = OA + (g * MG + gp{s}) * OHW;",
-            "let q = gk / OHW; let r = gk % OHW;\nv = a[chan{s} + q * CO * OHW + r];",
+            "let chan@ = OA + (g * MG + gp@) * OHW;".to_string(),
+            format!("{QYX}v = a[chan@ + q * CO * OHW + oy * OW + ox];"),
         ),
         (Pass::GradWeight, false) => (
-            "let c{s} = gp{s} / T; let t{s} = gp{s} % T;\n\
-             let dy{s} = i32(t{s} / KW) * DH - PH; let dx{s} = i32(t{s} % KW) * DW - PW;\n\
-             let base{s} = OB + (g * CG + c{s}) * HW;",
-            "let q = gk / OHW; let r = gk % OHW;\n\
-             let y = i32(r / OW) * SH + dy{s}; let x = i32(r % OW) * SW + dx{s};\n\
-             if (y >= 0 && y < IH && x >= 0 && x < IW) { v = b[base{s} + q * CI * HW + u32(y) * W + u32(x)]; }",
+            "let c@ = gp@ / T; let t@ = gp@ % T;\n\
+             let dy@ = i32(t@ / KW) * DH - PH; let dx@ = i32(t@ % KW) * DW - PW;\n\
+             let base@ = OB + (g * CG + c@) * HW;"
+                .to_string(),
+            format!(
+                "{QYX}let y = i32(oy) * SH + dy@; let x = i32(ox) * SW + dx@;\n\
+                 if (y >= 0 && y < IH && x >= 0 && x < IW) {{ v = b[base@ + q * CI * HW + u32(y) * W + u32(x)]; }}"
+            ),
         ),
-    }
+    };
+    (hoist, body)
 }
 
 fn indent(code: &str, pad: &str) -> String {
@@ -177,14 +217,22 @@ pub(crate) struct Spec {
     /// Partial sums into the scratch buffer (split-K) instead of the epilogue's stores.
     pub split: bool,
     pub epilogue: Epilogue,
+    /// Stride 1 in both dims (the input gradient's gather skips its divisions).
+    pub unit_stride: bool,
 }
 
 impl Spec {
     pub fn key(&self) -> String {
         let e = self.epilogue;
         format!(
-            "conv_gemm|{:?}|{}|{}|{}{}{}",
-            self.pass, self.tile, self.split, e.bias as u8, e.residual as u8, e.relu as u8
+            "conv_gemm|{:?}|{}|{}|{}{}{}|{}",
+            self.pass,
+            self.tile,
+            self.split,
+            e.bias as u8,
+            e.residual as u8,
+            e.relu as u8,
+            self.unit_stride
         )
     }
 
@@ -253,7 +301,7 @@ impl Spec {
         }
         let sides = self.sides();
         for (i, side) in sides.iter().enumerate() {
-            let (hoist, _) = gather(self.pass, i == 0);
+            let (hoist, _) = gather(self.pass, i == 0, self.unit_stride);
             let units = side.bp * bk;
             for l in 0..units.div_ceil(threads) {
                 let sfx = format!("_{}{l}", side.x);
@@ -276,24 +324,25 @@ impl Spec {
                     side.pdim,
                     side.x
                 );
-                s.push_str(&indent(&hoist.replace("{s}", &sfx), "    "));
+                s.push_str(&indent(&hoist.replace('@', &sfx), "    "));
             }
         }
         let fetch = |k: &str| -> String {
-            let mut f = String::new();
+            let mut f = format!("        {{\n        let kstep = {k};\n        {}\n", step_lets(self.pass));
             for (i, side) in sides.iter().enumerate() {
-                let (_, body) = gather(self.pass, i == 0);
+                let (_, body) = gather(self.pass, i == 0, self.unit_stride);
                 for l in 0..(side.bp * bk).div_ceil(threads) {
                     let sfx = format!("_{}{l}", side.x);
                     let _ = writeln!(
                         f,
-                        "        {{\n        let gk = {k} + kk{sfx};\n        var v = 0.0;\n\
+                        "        {{\n        let gk = kstep + kk{sfx};\n        var v = 0.0;\n\
                          \x20       if (ok{sfx} && gk < kend) {{"
                     );
-                    f.push_str(&indent(&body.replace("{s}", &sfx), "            "));
+                    f.push_str(&indent(&body.replace('@', &sfx), "            "));
                     let _ = writeln!(f, "        }}\n        {}f{l} = v;\n        }}", side.x);
                 }
             }
+            f.push_str("        }\n");
             f
         };
         s.push_str(&fetch("kbeg"));
