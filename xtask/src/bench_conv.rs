@@ -38,17 +38,83 @@ struct Conv {
 /// CIFAR ResNet-18's distinct convolutions (the 3x3 stem, 4 stages of basic blocks, the 1x1
 /// stride-2 shortcuts).
 const RESNET18: [Conv; 11] = [
-    Conv { c_in: 3, c_out: 64, size: 32, k: 3, stride: 1 },
-    Conv { c_in: 64, c_out: 64, size: 32, k: 3, stride: 1 },
-    Conv { c_in: 64, c_out: 128, size: 32, k: 3, stride: 2 },
-    Conv { c_in: 64, c_out: 128, size: 32, k: 1, stride: 2 },
-    Conv { c_in: 128, c_out: 128, size: 16, k: 3, stride: 1 },
-    Conv { c_in: 128, c_out: 256, size: 16, k: 3, stride: 2 },
-    Conv { c_in: 128, c_out: 256, size: 16, k: 1, stride: 2 },
-    Conv { c_in: 256, c_out: 256, size: 8, k: 3, stride: 1 },
-    Conv { c_in: 256, c_out: 512, size: 8, k: 3, stride: 2 },
-    Conv { c_in: 256, c_out: 512, size: 8, k: 1, stride: 2 },
-    Conv { c_in: 512, c_out: 512, size: 4, k: 3, stride: 1 },
+    Conv {
+        c_in: 3,
+        c_out: 64,
+        size: 32,
+        k: 3,
+        stride: 1,
+    },
+    Conv {
+        c_in: 64,
+        c_out: 64,
+        size: 32,
+        k: 3,
+        stride: 1,
+    },
+    Conv {
+        c_in: 64,
+        c_out: 128,
+        size: 32,
+        k: 3,
+        stride: 2,
+    },
+    Conv {
+        c_in: 64,
+        c_out: 128,
+        size: 32,
+        k: 1,
+        stride: 2,
+    },
+    Conv {
+        c_in: 128,
+        c_out: 128,
+        size: 16,
+        k: 3,
+        stride: 1,
+    },
+    Conv {
+        c_in: 128,
+        c_out: 256,
+        size: 16,
+        k: 3,
+        stride: 2,
+    },
+    Conv {
+        c_in: 128,
+        c_out: 256,
+        size: 16,
+        k: 1,
+        stride: 2,
+    },
+    Conv {
+        c_in: 256,
+        c_out: 256,
+        size: 8,
+        k: 3,
+        stride: 1,
+    },
+    Conv {
+        c_in: 256,
+        c_out: 512,
+        size: 8,
+        k: 3,
+        stride: 2,
+    },
+    Conv {
+        c_in: 256,
+        c_out: 512,
+        size: 8,
+        k: 1,
+        stride: 2,
+    },
+    Conv {
+        c_in: 512,
+        c_out: 512,
+        size: 4,
+        k: 3,
+        stride: 1,
+    },
 ];
 
 impl Conv {
@@ -108,8 +174,14 @@ fn parse_tile(spec: &str) -> Result<MatmulTile, String> {
 
 fn parse(args: &[&str], software: bool) -> Result<Options, String> {
     let mut o = Options {
-        batches: if software { vec![1, 4] } else { vec![1, 16, 64] },
-        passes: ["forward", "input_grad", "weight_grad"].map(String::from).to_vec(),
+        batches: if software {
+            vec![1, 4]
+        } else {
+            vec![1, 16, 64]
+        },
+        passes: ["forward", "input_grad", "weight_grad"]
+            .map(String::from)
+            .to_vec(),
         tiles: Vec::new(),
         seconds: if software { 0.5 } else { 0.2 },
         reps: 3,
@@ -225,7 +297,9 @@ fn run_pass(
             let dispatches = device.dispatches() - d0;
             let result = out.to_vec_blocking::<f32>().map_err(err)?;
             let peak_bytes = device.max_memory_allocated().saturating_sub(live);
-            let seconds = time(device, o.seconds, o.reps, || forward().map(drop).map_err(err))?;
+            let seconds = time(device, o.seconds, o.reps, || {
+                forward().map(drop).map_err(err)
+            })?;
             Ok(Timed {
                 seconds,
                 dispatches,
@@ -287,12 +361,18 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         .transpose()?;
     let env_splits = std::env::var("BORCH_CONV_SPLITS")
         .ok()
-        .map(|s| s.parse::<usize>().map_err(|_| format!("bad BORCH_CONV_SPLITS {s}")))
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| format!("bad BORCH_CONV_SPLITS {s}"))
+        })
         .transpose()?;
     let mut failed = false;
     for &batch in &o.batches {
         for conv in &RESNET18 {
-            if o.filter.as_ref().is_some_and(|f| !conv.name(batch).contains(f.as_str())) {
+            if o.filter
+                .as_ref()
+                .is_some_and(|f| !conv.name(batch).contains(f.as_str()))
+            {
                 continue;
             }
             for pass in &o.passes {

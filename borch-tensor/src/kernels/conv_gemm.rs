@@ -68,14 +68,24 @@ fn overrides() -> Overrides {
     *OVERRIDES.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The tile borch picks for a conv GEMM of `m x n` outputs per group.
-pub(crate) fn default_tile(software: bool, m: usize) -> MatmulTile {
+/// The tile borch picks for a conv GEMM of `m x n` outputs per group, `k` deep (a starting
+/// point: `cargo xtask bench conv --tile ...` measures others).
+pub(crate) fn default_tile(software: bool, m: usize, n: usize, k: usize) -> MatmulTile {
     if software {
-        // lavapipe: small tiles compile in well under a second.
-        MatmulTile::new(8, 8, 4, 4, 8)
-    } else if m <= 16 {
+        // lavapipe (as for the matmul): outputs per load decide the speed, so big products get
+        // 16 x 16 outputs per thread (about 2 s to compile once), small ones 4 x 4 (well under
+        // a second).
+        return if m >= 128 && n >= 128 && m * n * k >= 1 << 22 {
+            MatmulTile::new(8, 8, 16, 16, 8)
+        } else {
+            MatmulTile::new(8, 8, 4, 4, 8)
+        };
+    }
+    if m <= 16 {
         // Few output channels per group (depthwise): 16 x 128 blocks.
         MatmulTile::new(32, 4, 4, 4, 16)
+    } else if m >= 128 && m.div_ceil(128) * n.div_ceil(128) >= 128 {
+        MatmulTile::new(16, 16, 8, 8, 8)
     } else {
         MatmulTile::new(16, 16, 4, 4, 16)
     }
@@ -96,7 +106,7 @@ pub(crate) fn plan(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<(Matm
     let software = device.adapter_info().is_software;
     let [m, n, k] = geom.gemm(pass);
     let o = overrides();
-    let tile = o.tile.unwrap_or_else(|| default_tile(software, m));
+    let tile = o.tile.unwrap_or_else(|| default_tile(software, m, n, k));
     tile.check(device.limits())?;
     let tiles = m.div_ceil((tile.threads_y * tile.rows) as usize)
         * n.div_ceil((tile.threads_x * tile.cols) as usize)
@@ -282,6 +292,7 @@ pub(crate) fn sources() -> Vec<(String, String)> {
         MatmulTile::new(16, 16, 4, 4, 16),
         MatmulTile::new(32, 4, 4, 4, 16),
         MatmulTile::new(16, 16, 8, 8, 8),
+        MatmulTile::new(8, 8, 16, 16, 8),
     ];
     for pass in [Pass::Forward, Pass::GradInput, Pass::GradWeight] {
         for tile in tiles {

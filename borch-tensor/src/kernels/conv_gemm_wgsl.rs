@@ -328,7 +328,10 @@ impl Spec {
             }
         }
         let fetch = |k: &str| -> String {
-            let mut f = format!("        {{\n        let kstep = {k};\n        {}\n", step_lets(self.pass));
+            let mut f = format!(
+                "        {{\n        let kstep = {k};\n        {}\n",
+                step_lets(self.pass)
+            );
             for (i, side) in sides.iter().enumerate() {
                 let (_, body) = gather(self.pass, i == 0, self.unit_stride);
                 for l in 0..(side.bp * bk).div_ceil(threads) {
