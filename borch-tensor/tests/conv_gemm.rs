@@ -226,10 +226,26 @@ fn shapes_match_the_reference() {
         (Some(MatmulTile::new(8, 8, 4, 4, 8)), Some(3), "split-K 3"),
         (Some(MatmulTile::new(4, 4, 4, 4, 4)), Some(7), "split-K 7"),
         // The tiles borch picks for big products (software adapters, GPUs).
-        (Some(MatmulTile::new(8, 8, 16, 16, 8)), Some(1), "8x8x16x16x8"),
-        (Some(MatmulTile::new(16, 16, 4, 4, 16)), Some(2), "16x16x4x4x16"),
-        (Some(MatmulTile::new(16, 16, 8, 8, 8)), Some(1), "16x16x8x8x8"),
-        (Some(MatmulTile::new(32, 4, 4, 4, 16)), Some(1), "32x4x4x4x16"),
+        (
+            Some(MatmulTile::new(8, 8, 16, 16, 8)),
+            Some(1),
+            "8x8x16x16x8",
+        ),
+        (
+            Some(MatmulTile::new(16, 16, 4, 4, 16)),
+            Some(2),
+            "16x16x4x4x16",
+        ),
+        (
+            Some(MatmulTile::new(16, 16, 8, 8, 8)),
+            Some(1),
+            "16x16x8x8x8",
+        ),
+        (
+            Some(MatmulTile::new(32, 4, 4, 4, 16)),
+            Some(1),
+            "32x4x4x4x16",
+        ),
     ];
     for (tile, splits, label) in tiles {
         set_conv_kernel(tile, splits);
@@ -403,8 +419,25 @@ fn linear_relu_is_one_dispatch() {
     close("linear_relu db", &read(2), &db);
 }
 
+/// A batch whose grid would exceed the device's 65535 blocks per dimension runs in chunks.
+fn wide_batches_run_in_chunks() {
+    set_conv_kernel(Some(MatmulTile::new(4, 4, 4, 4, 4)), Some(1));
+    // 16 columns per block: one 1000 x 1000 plane is 62500 blocks, two are too many.
+    let (x, xv) = tensor(&[2, 1, 1000, 1000], 51);
+    let w = Tensor::from_slice(&[-1.5f32], &[1, 1, 1, 1]).unwrap();
+    let out = conv2d(&x, &w, None, &[1], &Padding::Sizes(vec![0]), &[1], 1).unwrap();
+    set_conv_kernel(None, None);
+    let want: Vec<f32> = xv.iter().map(|v| -1.5 * v).collect();
+    close(
+        "chunked batch",
+        &out.to_vec_blocking::<f32>().unwrap(),
+        &want,
+    );
+}
+
 #[test]
 fn implicit_gemm_convolution() {
+    wide_batches_run_in_chunks();
     linear_relu_is_one_dispatch();
     shapes_match_the_reference();
     fused_and_same_match_composed_ops();

@@ -133,6 +133,20 @@ pub(crate) fn fits(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<bool>
         && geom.groups * splits <= max)
 }
 
+/// The most samples one dispatch of every pass can take: the grid's x dimension (blocks of
+/// columns) stays within the device's limit (at least 1; `fits` checks one sample).
+pub(crate) fn max_batch(device: &Device, geom: &ConvGeom) -> Result<usize> {
+    let max = device.limits().max_compute_workgroups_per_dimension as usize;
+    let one = ConvGeom { batch: 1, ..*geom };
+    let mut rows = usize::MAX;
+    for pass in [Pass::Forward, Pass::GradInput] {
+        let (tile, _) = plan(device, &one, pass)?;
+        let per_sample = one.gemm(pass)[1].max(1);
+        rows = rows.min(max * (tile.threads_x * tile.cols) as usize / per_sample);
+    }
+    Ok(rows.max(1))
+}
+
 /// The tensors a pass reads: its two operands (contiguous), and the epilogue's.
 pub(crate) struct Operands<'a> {
     pub a: &'a Tensor,

@@ -103,10 +103,14 @@ pub(crate) fn convolve(
     window: &Window2d,
     groups: usize,
 ) -> Result<Tensor> {
-    let max = x.device().limits().max_compute_workgroups_per_dimension as usize;
-    // The widest block a default tile has is 128 columns.
-    let per_sample = (window.input[0] * window.input[1]).max(window.windows());
-    let rows = (max * 64 / per_sample.max(1)).max(1);
+    let geom = ConvGeom {
+        batch: x.shape()[0],
+        c_in: x.shape()[1],
+        c_out: weight.shape()[0],
+        groups,
+        window: *window,
+    };
+    let rows = conv_gemm::max_batch(x.device(), &geom)?;
     if x.shape()[0] <= rows {
         return convolve_once(x, weight, f, window, groups);
     }
