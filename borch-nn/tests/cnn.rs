@@ -47,11 +47,12 @@ fn cnn_learns_a_batch_and_its_step_cost_is_pinned() {
     assert_eq!(
         costs[2],
         Cost {
-            // conv: im2col, matmul, bias (x2); relu (x2); max pool: im2col, max; avg pool:
-            // im2col, mean; linear: addmm
-            forward: 13,
+            // conv: one implicit-GEMM dispatch with the bias (x2); relu (x2); max pool:
+            // im2col, max; avg pool: im2col, mean; linear: addmm
+            forward: 9,
             loss: 10,
-            backward: 34,
+            // conv: input grad (not for the first), weight grad, bias sum
+            backward: 29,
             step: 6, // one fused Adam kernel per parameter
             submits: 1,
         }

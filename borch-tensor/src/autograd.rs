@@ -183,6 +183,13 @@ pub trait BackwardFn: Send + Sync {
     fn name(&self) -> &str;
     /// Gradients for each input given the gradient of the output.
     fn backward(&self, grad_output: &Tensor) -> Result<Vec<Option<Tensor>>>;
+    /// The same with the recorded node at hand (its inputs, saved values with their version
+    /// checks, its output): ops that bring their own backward (the implicit-GEMM convolution)
+    /// read what they saved from it. Defaults to `backward`.
+    fn backward_node(&self, node: &Node, grad_output: &Tensor) -> Result<Vec<Option<Tensor>>> {
+        let _ = node;
+        self.backward(grad_output)
+    }
 }
 
 /// What produced a tensor. borch-autograd holds the derivative of every variant.

@@ -33,6 +33,8 @@ from families import fractional  # noqa: E402
 FAMILIES.append(fractional)
 from families import attention  # noqa: E402
 FAMILIES.append(attention)
+from families import conv_gemm  # noqa: E402
+FAMILIES.append(conv_gemm)
 
 
 def main():

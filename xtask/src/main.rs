@@ -2,6 +2,7 @@
 
 mod audit;
 mod bench_browser;
+mod bench_conv;
 mod bench_matmul;
 mod bench_matmul_call;
 mod bench_train_mlp;
@@ -18,6 +19,8 @@ const USAGE: &str = "usage:
   cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
 [--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R] [--no-naive]
   cargo xtask bench matmul-call [--sizes 1024,4096] [--warmup W] [--reps R] [--loop L]
+  cargo xtask bench conv [--batches 1,16,64] [--passes forward,input_grad,weight_grad] \
+[--tile TXxTYxRxCxK,...] [--filter SUBSTR] [--seconds S] [--reps R] [--no-im2col]
   cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
 [--steps N]
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
         ["demo", rest @ ..] => demo::run(rest),
         ["bench", "matmul", rest @ ..] => bench_matmul::run(rest),
         ["bench", "matmul-call", rest @ ..] => bench_matmul_call::run(rest),
+        ["bench", "conv", rest @ ..] => bench_conv::run(rest),
         ["bench", "train-mlp", rest @ ..] => bench_train_mlp::run(rest),
         ["bench", "browser", rest @ ..] => bench_browser::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),

@@ -21,7 +21,7 @@ pub fn derivative(node: &Node, grad: &Tensor) -> Result<Vec<Option<Tensor>>> {
         Op::Along { op, dim } => reduce::along(op, *dim, node, grad),
         Op::Shape(op) => shape::derivative(op, node, grad),
         Op::Matmul(op) => matmul::derivative(op, node, grad),
-        Op::Custom(f) => f.backward(grad),
+        Op::Custom(f) => f.backward_node(node, grad),
     }
 }
 

@@ -230,6 +230,8 @@ pub(crate) struct Gemm<'a> {
     pub c: Option<(&'a Tensor, f64)>,
     pub alpha: f64,
     pub tile: Option<MatmulTile>,
+    /// ReLU in the stores (float32 only): `linear_relu`'s epilogue.
+    pub relu: bool,
 }
 
 /// Run the kernel; the result has shape `[batch..., M, N]`.
@@ -347,6 +349,7 @@ pub(crate) fn gemm(g: &Gemm<'_>) -> Result<Tensor> {
         out_vec,
         with_c: c_tensor.is_some(),
         scaled: g.alpha != 1.0,
+        relu: g.relu && dtype == DType::Float32,
     };
     let words = |x: f64| match dtype {
         DType::Float32 => (x as f32).to_bits(),
@@ -427,6 +430,7 @@ struct Spec {
     out_vec: bool,
     with_c: bool,
     scaled: bool,
+    relu: bool,
 }
 
 const LANES: [&str; 4] = ["x", "y", "z", "w"];
@@ -434,14 +438,15 @@ const LANES: [&str; 4] = ["x", "y", "z", "w"];
 impl Spec {
     fn key(&self) -> String {
         format!(
-            "matmul|{}|{}|{:?}|{:?}|{}|{}|{}",
+            "matmul|{}|{}|{:?}|{:?}|{}|{}|{}{}",
             self.dtype.name(),
             self.tile.key(),
             self.load_a,
             self.load_b,
             self.out_vec,
             self.with_c,
-            self.scaled
+            self.scaled,
+            if self.relu { "|relu" } else { "" }
         )
     }
 
@@ -644,6 +649,14 @@ impl Spec {
         if self.with_c {
             let _ = writeln!(s, "@group(0) @binding(4) var<storage, read> c: array<{t}>;");
         }
+        if self.relu {
+            // ReLU keeps NaN, as torch's does.
+            s.push_str(
+                "fn relu_f(v: f32) -> f32 { return select(v, 0.0, v < 0.0); }
+                 fn relu_v(v: vec4<f32>) -> vec4<f32> { return select(v, vec4<f32>(), v < vec4<f32>()); }
+",
+            );
+        }
         s
     }
 
@@ -778,6 +791,11 @@ impl Spec {
     }
 
     fn epilogue(&self, v: &str, n: &str) -> String {
+        let e = self.epilogue_linear(v, n);
+        if self.relu { format!("relu_f({e})") } else { e }
+    }
+
+    fn epilogue_linear(&self, v: &str, n: &str) -> String {
         match (self.with_c, self.scaled) {
             (true, _) => format!("beta * c[oc + m * scm + ({n}) * scn] + alpha * {v}"),
             (false, true) => format!("alpha * {v}"),
@@ -786,6 +804,11 @@ impl Spec {
     }
 
     fn epilogue_vec(&self, v: &str) -> String {
+        let e = self.epilogue_vec_linear(v);
+        if self.relu { format!("relu_v({e})") } else { e }
+    }
+
+    fn epilogue_vec_linear(&self, v: &str) -> String {
         let t = self.dtype.wgsl();
         match (self.with_c, self.scaled) {
             (true, _) => format!(

@@ -1,6 +1,8 @@
 //! WGSL kernels and the Rust that launches them. Each file generates the source of one family.
 
 pub(crate) mod check;
+pub(crate) mod conv_gemm;
+pub(crate) mod conv_gemm_wgsl;
 pub(crate) mod gather;
 pub(crate) mod map;
 pub(crate) mod matmul;
@@ -55,6 +57,7 @@ pub(crate) fn shape_sources() -> Vec<(String, String)> {
     out.push(("col2im".to_string(), unfold::col2im_source::<2>()));
     out.push(("im2col3d".to_string(), unfold::im2col_source::<3>()));
     out.push(("col2im3d".to_string(), unfold::col2im_source::<3>()));
+    out.extend(conv_gemm::sources());
     for dt in [DType::Float32, DType::Int64, DType::Bool] {
         let n = dt.name();
         out.push((format!("gather|{n}"), gather::source(dt)));

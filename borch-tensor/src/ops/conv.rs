@@ -7,6 +7,7 @@
 use crate::dtype::DType;
 use crate::error::{BorchError, Result, runtime};
 use crate::layout::fmt_list;
+use crate::ops::conv_gemm;
 use crate::ops::unfold::{Window2d, in_chunks, rows_per_buffer};
 use crate::tensor::Tensor;
 
@@ -328,6 +329,21 @@ fn convolution(
     p: &Params<'_>,
     spatial: usize,
 ) -> Result<Tensor> {
+    convolution_fused(input, weight, bias, None, false, p, spatial)
+}
+
+/// A convolution, then `+ residual` (broadcast as `add` does) when given, then ReLU when
+/// `relu`: one implicit-GEMM dispatch with its epilogue where the residual has the output's
+/// shape, else im2col + matmul and the epilogue composed.
+pub(crate) fn convolution_fused(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    residual: Option<&Tensor>,
+    relu: bool,
+    p: &Params<'_>,
+    spatial: usize,
+) -> Result<Tensor> {
     let Resolved {
         x,
         batched,
@@ -380,16 +396,53 @@ fn convolution(
     });
     crate::size::new_numel(&shape)?;
     crate::size::view_numel("convolution", &output)?;
-    let bytes =
-        crate::size::bytes_of(x.shape()[1]) * window.taps() as u64 * window.windows() as u64;
-    let rows = rows_per_buffer(x.device(), bytes);
-    let out = convolve_in_chunks(&x, weight, bias, &window, groups, rows)?;
-    let out = out.view_as_shape(&shape)?;
-    if batched {
-        Ok(out)
+    let final_shape = if batched { &shape[..] } else { &shape[1..] };
+    let fusable = residual.is_none_or(|r| r.shape() == final_shape && r.dtype() == DType::Float32);
+    let implicit = conv_gemm::implicit(&x, ws[0], &window, groups);
+    let out = if implicit {
+        let lift4 = |t: &Tensor| {
+            if spatial == 1 {
+                t.unsqueeze(2)
+            } else {
+                Ok(t.clone())
+            }
+        };
+        let r4 = match residual.filter(|_| fusable) {
+            Some(r) if batched => Some(lift4(r)?),
+            Some(r) => Some(lift4(&r.unsqueeze(0)?)?),
+            None => None,
+        };
+        let fused = conv_gemm::Fused {
+            bias,
+            residual: r4.as_ref(),
+            relu: relu && fusable,
+        };
+        conv_gemm::convolve(&lift4(&x)?, &lift4(weight)?, &fused, &window, groups)?
     } else {
-        out.squeeze_dims(&[0])
+        let bytes =
+            crate::size::bytes_of(x.shape()[1]) * window.taps() as u64 * window.windows() as u64;
+        let rows = rows_per_buffer(x.device(), bytes);
+        convolve_in_chunks(&x, weight, bias, &window, groups, rows)?
+    };
+    let out = if out.shape() == shape {
+        out
+    } else {
+        out.view_as_shape(&shape)?
+    };
+    let mut out = if batched {
+        out
+    } else {
+        out.squeeze_dims(&[0])?
+    };
+    if !(implicit && fusable) {
+        if let Some(r) = residual {
+            out = out.add(r)?;
+        }
+        if relu {
+            out = out.relu()?;
+        }
     }
+    Ok(out)
 }
 
 pub(crate) fn unsigned(v: &[isize]) -> Vec<usize> {

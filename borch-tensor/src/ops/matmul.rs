@@ -58,6 +58,7 @@ fn product(a: &Tensor, b: &Tensor, bool_kernel: &str, tile: Option<MatmulTile>) 
         c: None,
         alpha: 1.0,
         tile,
+        relu: false,
     })
 }
 
@@ -271,6 +272,7 @@ impl Tensor {
             c: (beta != 0.0).then_some((&input, beta)),
             alpha,
             tile: None,
+            relu: false,
         })?;
         Ok(record(
             Op::Matmul(MatmulOp::Addmm { beta, alpha }),

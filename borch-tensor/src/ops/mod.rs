@@ -3,6 +3,7 @@ pub mod checks;
 pub mod conv;
 pub mod conv3d;
 pub mod conv_fused;
+pub mod conv_gemm;
 pub mod conv_transpose;
 pub mod creation;
 pub mod einsum;

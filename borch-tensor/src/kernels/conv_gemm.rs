@@ -1,0 +1,341 @@
+//! Convolution without im2col: the forward pass, the input gradient and the weight gradient
+//! of a 2-D convolution (1-D ones as planes of height 1) as implicit GEMMs over the NCHW
+//! tensors (the WGSL is in `conv_gemm_wgsl.rs`). One dispatch per product, or two with
+//! split-K (partial sums into a scratch buffer of `S x` the output, then one reduction) where
+//! the output grid is too small to fill the GPU.
+
+use std::sync::Mutex;
+
+use borch_device::{Binding, Device, Kernel, grid_for};
+
+use super::conv_gemm_wgsl::{Epilogue, PARAMS, Pass, Spec, reduce_key, reduce_source};
+use super::groups_for;
+use super::matmul::MatmulTile;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::ops::unfold::Window2d;
+use crate::tensor::Tensor;
+
+/// A 2-D convolution's sizes: batch, channels, planes, kernel, stride, padding before,
+/// dilation and groups (the output size already includes 'same''s extra padding).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ConvGeom {
+    pub batch: usize,
+    pub c_in: usize,
+    pub c_out: usize,
+    pub groups: usize,
+    pub window: Window2d,
+}
+
+impl ConvGeom {
+    fn taps(&self) -> usize {
+        self.window.taps()
+    }
+
+    /// (M, N, K) of `pass`'s GEMM, per group.
+    pub fn gemm(&self, pass: Pass) -> [usize; 3] {
+        let (cg, mg, t) = (
+            self.c_in / self.groups,
+            self.c_out / self.groups,
+            self.taps(),
+        );
+        let (plane, out_plane) = (
+            self.window.input[0] * self.window.input[1],
+            self.window.windows(),
+        );
+        match pass {
+            Pass::Forward => [mg, self.batch * out_plane, cg * t],
+            Pass::GradInput => [cg, self.batch * plane, mg * t],
+            Pass::GradWeight => [mg, cg * t, self.batch * out_plane],
+        }
+    }
+}
+
+/// Overrides of the kernel choice, for benchmarks and tests (`cargo xtask bench conv` sets
+/// them from `BORCH_CONV_TILE` / `BORCH_CONV_SPLITS`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Overrides {
+    pub tile: Option<MatmulTile>,
+    pub splits: Option<usize>,
+}
+
+pub(crate) static OVERRIDES: Mutex<Overrides> = Mutex::new(Overrides {
+    tile: None,
+    splits: None,
+});
+
+fn overrides() -> Overrides {
+    *OVERRIDES.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The tile borch picks for a conv GEMM of `m x n` outputs per group, `k` deep (a starting
+/// point: `cargo xtask bench conv --tile ...` measures others).
+pub(crate) fn default_tile(software: bool, m: usize, n: usize, k: usize) -> MatmulTile {
+    if software {
+        // lavapipe (as for the matmul): outputs per load decide the speed, so big products get
+        // 16 x 16 outputs per thread (about 2 s to compile once), small ones 4 x 4 (well under
+        // a second).
+        return if m >= 128 && n >= 128 && m * n * k >= 1 << 22 {
+            MatmulTile::new(8, 8, 16, 16, 8)
+        } else {
+            MatmulTile::new(8, 8, 4, 4, 8)
+        };
+    }
+    if m <= 16 {
+        // Few output channels per group (depthwise): 16 x 128 blocks.
+        MatmulTile::new(32, 4, 4, 4, 16)
+    } else if m >= 128 && m.div_ceil(128) * n.div_ceil(128) >= 128 {
+        MatmulTile::new(16, 16, 8, 8, 8)
+    } else {
+        MatmulTile::new(16, 16, 4, 4, 16)
+    }
+}
+
+/// The number of K slices: enough workgroups to fill a GPU (about two per SM on an H200's
+/// 132), each slice at least four steps of BK long; 1 on software adapters.
+pub(crate) fn default_splits(software: bool, tiles: usize, k: usize, bk: usize) -> usize {
+    const TARGET: usize = 264;
+    if software || tiles * 2 >= TARGET {
+        return 1;
+    }
+    (TARGET / tiles.max(1)).min(k / (4 * bk)).clamp(1, 64)
+}
+
+/// The tile and split count `pass` runs with on `device`.
+pub(crate) fn plan(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<(MatmulTile, usize)> {
+    let software = device.adapter_info().is_software;
+    let [m, n, k] = geom.gemm(pass);
+    let o = overrides();
+    let tile = o.tile.unwrap_or_else(|| default_tile(software, m, n, k));
+    tile.check(device.limits())?;
+    let tiles = m.div_ceil((tile.threads_y * tile.rows) as usize)
+        * n.div_ceil((tile.threads_x * tile.cols) as usize)
+        * geom.groups;
+    let splits = o
+        .splits
+        .unwrap_or_else(|| default_splits(software, tiles, k, tile.bk as usize))
+        .clamp(1, k.max(1));
+    Ok((tile, splits))
+}
+
+/// Whether `pass`'s grid fits the device's dispatch limits (x: columns, y: rows, z: groups x
+/// splits).
+pub(crate) fn fits(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<bool> {
+    let (tile, splits) = plan(device, geom, pass)?;
+    let [m, n, _] = geom.gemm(pass);
+    let max = device.limits().max_compute_workgroups_per_dimension as usize;
+    // The tap table packs each tap's offsets in 16 bits.
+    let w = &geom.window;
+    let spans_fit = (0..2).all(|i| w.dilation[i] * (w.kernel[i] - 1) < 1 << 16);
+    Ok(spans_fit
+        && n.div_ceil((tile.threads_x * tile.cols) as usize) <= max
+        && m.div_ceil((tile.threads_y * tile.rows) as usize) <= max
+        && geom.groups * splits <= max)
+}
+
+/// The most samples one dispatch of every pass can take: the grid's x dimension (blocks of
+/// columns) stays within the device's limit (at least 1; `fits` checks one sample).
+pub(crate) fn max_batch(device: &Device, geom: &ConvGeom) -> Result<usize> {
+    let max = device.limits().max_compute_workgroups_per_dimension as usize;
+    let one = ConvGeom { batch: 1, ..*geom };
+    let mut rows = usize::MAX;
+    for pass in [Pass::Forward, Pass::GradInput] {
+        let (tile, _) = plan(device, &one, pass)?;
+        let per_sample = one.gemm(pass)[1].max(1);
+        rows = rows.min(max * (tile.threads_x * tile.cols) as usize / per_sample);
+    }
+    Ok(rows.max(1))
+}
+
+/// The tensors a pass reads: its two operands (contiguous), and the epilogue's.
+pub(crate) struct Operands<'a> {
+    pub a: &'a Tensor,
+    pub b: &'a Tensor,
+    pub bias: Option<&'a Tensor>,
+    pub residual: Option<&'a Tensor>,
+    pub relu: bool,
+}
+
+/// Run `pass` of the convolution `geom`; the result has shape `out_shape` (contiguous).
+pub(crate) fn run(
+    pass: Pass,
+    geom: &ConvGeom,
+    ops: &Operands<'_>,
+    out_shape: &[usize],
+) -> Result<Tensor> {
+    let device = ops.a.device().clone();
+    let out = Tensor::uninit(&device, out_shape, DType::Float32)?;
+    if out.numel() == 0 {
+        return Ok(out);
+    }
+    let (tile, splits) = plan(&device, geom, pass)?;
+    let [m, n, k] = geom.gemm(pass);
+    let bk = tile.bk as usize;
+    let kc = k.div_ceil(splits).div_ceil(bk) * bk;
+    let splits = if k == 0 { 1 } else { k.div_ceil(kc.max(1)) };
+    let w = &geom.window;
+    // The stores' plane and channel count: out[(q * CT + g * M + m) * PL + col % PL].
+    let (plane, channels) = match pass {
+        Pass::Forward => (w.windows(), geom.c_out),
+        Pass::GradInput => (w.input[0] * w.input[1], geom.c_in),
+        Pass::GradWeight => (n, 0),
+    };
+    let epilogue = Epilogue {
+        bias: ops.bias.is_some(),
+        residual: ops.residual.is_some(),
+        relu: ops.relu,
+    };
+    let words: [usize; 27] = [
+        m,
+        n,
+        k,
+        kc.max(bk),
+        splits,
+        geom.batch,
+        geom.c_in,
+        w.input[0],
+        w.input[1],
+        geom.c_out,
+        w.output[0],
+        w.output[1],
+        w.kernel[0],
+        w.kernel[1],
+        w.stride[0],
+        w.stride[1],
+        w.padding[0],
+        w.padding[1],
+        w.dilation[0],
+        w.dilation[1],
+        geom.groups,
+        ops.a.storage_offset(),
+        ops.b.storage_offset(),
+        ops.bias.map_or(0, Tensor::storage_offset),
+        ops.residual.map_or(0, Tensor::storage_offset),
+        plane,
+        channels,
+    ];
+    debug_assert_eq!(words.len(), PARAMS.len());
+    let mut params: Vec<u32> = words.iter().map(|&x| x as u32).collect();
+    // The tap table (`TAPS` in the WGSL): each tap's offset within the window.
+    for ky in 0..w.kernel[0] {
+        for kx in 0..w.kernel[1] {
+            params.push(((ky * w.dilation[0]) << 16 | (kx * w.dilation[1])) as u32);
+        }
+    }
+    let split = splits > 1;
+    let scratch = if split {
+        Some(Tensor::uninit(
+            &device,
+            &[geom.groups * splits * m * n],
+            DType::Float32,
+        )?)
+    } else {
+        None
+    };
+    let spec = Spec {
+        pass,
+        tile,
+        split,
+        epilogue,
+        unit_stride: w.stride == [1, 1],
+    };
+    let key = spec.key();
+    let source = || spec.source();
+    let kernel = Kernel {
+        key: &key,
+        source: &source,
+        // Every global access is guarded by construction (see conv_gemm_wgsl.rs).
+        bounds_checked: false,
+    };
+    let target = scratch.as_ref().unwrap_or(&out);
+    let mut bound: Vec<&Tensor> = vec![target, ops.a, ops.b];
+    if !split {
+        bound.extend(ops.bias);
+        bound.extend(ops.residual);
+    }
+    let gx = n.div_ceil((tile.threads_x * tile.cols) as usize) as u32;
+    let gy = m.div_ceil((tile.threads_y * tile.rows) as usize) as u32;
+    dispatch(
+        &device,
+        &kernel,
+        &bound,
+        &params,
+        [gx, gy, (geom.groups * splits) as u32],
+    )?;
+    if let Some(part) = &scratch {
+        let key = reduce_key(epilogue);
+        let source = || reduce_source(epilogue);
+        let kernel = Kernel {
+            key: &key,
+            source: &source,
+            // One guarded thread per output element; reads stay inside the scratch buffer.
+            bounds_checked: false,
+        };
+        let mut bound: Vec<&Tensor> = vec![&out, part];
+        bound.extend(ops.bias);
+        bound.extend(ops.residual);
+        let total = geom.groups * m * n;
+        let max_x = device.limits().max_compute_workgroups_per_dimension;
+        let grid = grid_for(groups_for(total), max_x);
+        dispatch(&device, &kernel, &bound, &params, grid)?;
+    }
+    Ok(out)
+}
+
+fn dispatch(
+    device: &Device,
+    kernel: &Kernel<'_>,
+    tensors: &[&Tensor],
+    params: &[u32],
+    grid: [u32; 3],
+) -> Result<()> {
+    let buffers = tensors
+        .iter()
+        .map(|t| t.buffer())
+        .collect::<Result<Vec<_>>>()?;
+    let bindings: Vec<Binding<'_>> = buffers.iter().map(|buffer| Binding { buffer }).collect();
+    device.dispatch(kernel, &bindings, params, grid)?;
+    Ok(())
+}
+
+/// The WGSL of every specialisation the tests and the golden runs compile, for validation.
+pub(crate) fn sources() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let tiles = [
+        MatmulTile::new(8, 8, 4, 4, 8),
+        MatmulTile::new(16, 16, 4, 4, 16),
+        MatmulTile::new(32, 4, 4, 4, 16),
+        MatmulTile::new(16, 16, 8, 8, 8),
+        MatmulTile::new(8, 8, 16, 16, 8),
+    ];
+    for pass in [Pass::Forward, Pass::GradInput, Pass::GradWeight] {
+        for tile in tiles {
+            for split in [false, true] {
+                let epilogue = Epilogue {
+                    bias: true,
+                    residual: pass == Pass::Forward,
+                    relu: pass == Pass::Forward,
+                };
+                let spec = Spec {
+                    pass,
+                    tile,
+                    split,
+                    epilogue,
+                    unit_stride: split,
+                };
+                out.push((spec.key(), spec.source()));
+            }
+        }
+    }
+    let e = Epilogue {
+        bias: true,
+        residual: true,
+        relu: true,
+    };
+    out.push((reduce_key(e), reduce_source(e)));
+    out.push((
+        reduce_key(Epilogue::default()),
+        reduce_source(Epilogue::default()),
+    ));
+    out
+}

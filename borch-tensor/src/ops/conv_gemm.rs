@@ -1,0 +1,319 @@
+//! conv1d / conv2d (and `conv2d_fused`'s bias + residual + ReLU epilogue) without im2col: the
+//! implicit-GEMM kernels of `kernels/conv_gemm.rs`, recorded for autograd as one op whose
+//! backward runs the input-gradient and weight-gradient kernels (plus a sum for the bias).
+//! While a backward builds a graph (`create_graph`), the gradients are composed from
+//! differentiable ops instead (`im2col`/`col2im` and matmuls, the old path), so higher
+//! derivatives keep working.
+
+use std::sync::{Arc, Mutex};
+
+use crate::autograd::{BackwardFn, Node, Op, is_grad_enabled, record};
+use crate::error::{Result, runtime};
+use crate::kernels::conv_gemm::{self, ConvGeom, OVERRIDES, Operands};
+use crate::kernels::conv_gemm_wgsl::Pass;
+use crate::kernels::matmul::MatmulTile;
+use crate::ops::unfold::{Window2d, in_chunks};
+use crate::scalar::Operand;
+use crate::tensor::Tensor;
+
+/// Which algorithm `conv1d`/`conv2d` use (for benchmarks and tests).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConvPath {
+    /// borch's pick: the implicit GEMM wherever its grid fits the device.
+    Auto,
+    /// im2col + matmul (the input's windows laid out as columns).
+    Im2col,
+}
+
+static PATH: Mutex<ConvPath> = Mutex::new(ConvPath::Auto);
+
+/// Choose the convolution algorithm (process-wide).
+#[doc(hidden)]
+pub fn set_conv_path(path: ConvPath) {
+    *PATH.lock().unwrap_or_else(|p| p.into_inner()) = path;
+}
+
+/// Override the implicit GEMM's tile (`None`: borch's pick) and its number of K splits
+/// (`None`: borch's pick; `Some(1)`: never split).
+#[doc(hidden)]
+pub fn set_conv_kernel(tile: Option<MatmulTile>, splits: Option<usize>) {
+    let mut o = OVERRIDES.lock().unwrap_or_else(|p| p.into_inner());
+    o.tile = tile;
+    o.splits = splits;
+}
+
+/// The tile and split count borch runs `pass` (`"forward"`, `"input_grad"`, `"weight_grad"`)
+/// of a convolution with (for reports).
+#[doc(hidden)]
+pub fn conv_plan(
+    device: &crate::Device,
+    [batch, c_in, c_out, groups]: [usize; 4],
+    window: &Window2d,
+    pass: &str,
+) -> Result<(MatmulTile, usize)> {
+    let pass = match pass {
+        "forward" => Pass::Forward,
+        "input_grad" => Pass::GradInput,
+        _ => Pass::GradWeight,
+    };
+    let geom = ConvGeom {
+        batch,
+        c_in,
+        c_out,
+        groups,
+        window: *window,
+    };
+    conv_gemm::plan(device, &geom, pass)
+}
+
+/// Whether this convolution runs as an implicit GEMM.
+pub(crate) fn implicit(x: &Tensor, c_out: usize, window: &Window2d, groups: usize) -> bool {
+    if *PATH.lock().unwrap_or_else(|p| p.into_inner()) == ConvPath::Im2col {
+        return false;
+    }
+    // One sample's planes must fit the grid (a batch is chunked below).
+    let geom = ConvGeom {
+        batch: 1,
+        c_in: x.shape()[1],
+        c_out,
+        groups,
+        window: *window,
+    };
+    [Pass::Forward, Pass::GradInput, Pass::GradWeight]
+        .iter()
+        .all(|&p| conv_gemm::fits(x.device(), &geom, p).unwrap_or(false))
+}
+
+/// The epilogue of a fused convolution.
+pub(crate) struct Fused<'a> {
+    pub bias: Option<&'a Tensor>,
+    /// Of the output's shape `(N, C_out, OH, OW)`.
+    pub residual: Option<&'a Tensor>,
+    pub relu: bool,
+}
+
+/// `(N, C_in, H, W)` convolved with `(C_out, C_in / G, kh, kw)` into `(N, C_out, OH, OW)`,
+/// the epilogue applied, recorded for autograd; a batch whose grid would not fit the device
+/// runs in chunks.
+pub(crate) fn convolve(
+    x: &Tensor,
+    weight: &Tensor,
+    f: &Fused<'_>,
+    window: &Window2d,
+    groups: usize,
+) -> Result<Tensor> {
+    let geom = ConvGeom {
+        batch: x.shape()[0],
+        c_in: x.shape()[1],
+        c_out: weight.shape()[0],
+        groups,
+        window: *window,
+    };
+    let rows = conv_gemm::max_batch(x.device(), &geom)?;
+    if x.shape()[0] <= rows {
+        return convolve_once(x, weight, f, window, groups);
+    }
+    let start = std::cell::Cell::new(0usize);
+    let mut out = in_chunks(x, rows, |xs| {
+        let n = xs.shape()[0];
+        let residual = match f.residual {
+            Some(r) => Some(r.narrow(0, start.get() as isize, n)?),
+            None => None,
+        };
+        start.set(start.get() + n);
+        let part = Fused {
+            bias: f.bias,
+            residual: residual.as_ref(),
+            relu: f.relu,
+        };
+        Ok(vec![convolve_once(xs, weight, &part, window, groups)?])
+    })?;
+    Ok(out.remove(0))
+}
+
+fn convolve_once(
+    x: &Tensor,
+    weight: &Tensor,
+    f: &Fused<'_>,
+    window: &Window2d,
+    groups: usize,
+) -> Result<Tensor> {
+    let ws = weight.shape();
+    let geom = ConvGeom {
+        batch: x.shape()[0],
+        c_in: x.shape()[1],
+        c_out: ws[0],
+        groups,
+        window: *window,
+    };
+    let xc = x.detach().contiguous()?;
+    let wc = weight.detach().contiguous()?;
+    let bias = f.bias.map(|b| b.detach().contiguous()).transpose()?;
+    let residual = f.residual.map(|r| r.detach().contiguous()).transpose()?;
+    let shape = [geom.batch, geom.c_out, window.output[0], window.output[1]];
+    let out = conv_gemm::run(
+        Pass::Forward,
+        &geom,
+        &Operands {
+            a: &wc,
+            b: &xc,
+            bias: bias.as_ref(),
+            residual: residual.as_ref(),
+            relu: f.relu,
+        },
+        &shape,
+    )?;
+    let mut inputs = vec![Operand::Tensor(x.clone()), Operand::Tensor(weight.clone())];
+    inputs.extend(f.bias.map(|b| Operand::Tensor(b.clone())));
+    inputs.extend(f.residual.map(|r| Operand::Tensor(r.clone())));
+    let backward = ConvBackward {
+        geom,
+        bias: f.bias.is_some(),
+        residual: f.residual.is_some(),
+        relu: f.relu,
+    };
+    Ok(record(Op::Custom(Arc::new(backward)), &inputs, out))
+}
+
+/// The derivative of one implicit-GEMM convolution. Inputs: x, weight, then bias and residual
+/// where given.
+struct ConvBackward {
+    geom: ConvGeom,
+    bias: bool,
+    residual: bool,
+    relu: bool,
+}
+
+fn needs(node: &Node, i: usize) -> bool {
+    matches!(node.inputs.get(i), Some(Operand::Tensor(t)) if t.requires_grad())
+}
+
+/// The recorded input `i` itself (with its graph, for derivatives that build one), after the
+/// version check of its saved values.
+fn original(node: &Node, i: usize) -> Result<Tensor> {
+    node.saved_input(i)?;
+    match &node.inputs[i] {
+        Operand::Tensor(t) => Ok(t.clone()),
+        Operand::Scalar(_) => runtime("internal: convolution input is a scalar"),
+    }
+}
+
+impl BackwardFn for ConvBackward {
+    fn name(&self) -> &str {
+        "convolution"
+    }
+
+    fn backward(&self, _: &Tensor) -> Result<Vec<Option<Tensor>>> {
+        runtime("internal: the convolution's backward needs its node")
+    }
+
+    fn backward_node(&self, node: &Node, grad: &Tensor) -> Result<Vec<Option<Tensor>>> {
+        let g = if self.relu {
+            grad.masked_fill(&node.output()?.le(0.0)?, 0.0)?
+        } else {
+            grad.clone()
+        };
+        let (gx, gw) = if is_grad_enabled() {
+            self.composed(node, &g)?
+        } else {
+            self.kernels(node, &g)?
+        };
+        let mut grads = vec![gx, gw];
+        if self.bias {
+            let gb = needs(node, 2)
+                .then(|| g.sum(Some(&[0, 2, 3]), false))
+                .transpose()?;
+            grads.push(gb);
+        }
+        if self.residual {
+            let i = 2 + self.bias as usize;
+            grads.push(needs(node, i).then(|| g.clone()));
+        }
+        Ok(grads)
+    }
+}
+
+impl ConvBackward {
+    /// The input and weight gradients by the implicit-GEMM kernels.
+    fn kernels(&self, node: &Node, g: &Tensor) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        let geom = &self.geom;
+        let gc = g.detach().contiguous()?;
+        let gx = if needs(node, 0) {
+            let w = node.saved_input(1)?.contiguous()?;
+            let w_in = geom.window.input;
+            let shape = [geom.batch, geom.c_in, w_in[0], w_in[1]];
+            Some(conv_gemm::run(
+                Pass::GradInput,
+                geom,
+                &Operands {
+                    a: &w,
+                    b: &gc,
+                    bias: None,
+                    residual: None,
+                    relu: false,
+                },
+                &shape,
+            )?)
+        } else {
+            None
+        };
+        let gw = if needs(node, 1) {
+            let x = node.saved_input(0)?.contiguous()?;
+            let k = geom.window.kernel;
+            let shape = [geom.c_out, geom.c_in / geom.groups, k[0], k[1]];
+            Some(conv_gemm::run(
+                Pass::GradWeight,
+                geom,
+                &Operands {
+                    a: &gc,
+                    b: &x,
+                    bias: None,
+                    residual: None,
+                    relu: false,
+                },
+                &shape,
+            )?)
+        } else {
+            None
+        };
+        Ok((gx, gw))
+    }
+
+    /// The same gradients from differentiable ops on the recorded inputs (`col2im` of
+    /// `W^T g`, and `g cols^T` summed over the batch), for backward passes that build a graph.
+    fn composed(&self, node: &Node, g: &Tensor) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        let geom = &self.geom;
+        let w = &geom.window;
+        let (n, c, oc, gr) = (geom.batch, geom.c_in, geom.c_out, geom.groups);
+        let taps = w.taps();
+        let l = w.windows();
+        let i = |v: usize| v as isize;
+        let gg = g.reshape(&[i(n), i(gr), i(oc / gr), i(l)])?;
+        let gx = if needs(node, 0) {
+            let weight = original(node, 1)?;
+            let wt = weight
+                .reshape(&[i(gr), i(oc / gr), i(c / gr * taps)])?
+                .transpose(-1, -2)?;
+            let cols = wt.matmul(&gg)?.reshape(&[i(n * c), i(taps), i(l)])?;
+            let planes = cols.col2im(w)?;
+            Some(planes.reshape(&[i(n), i(c), i(w.input[0]), i(w.input[1])])?)
+        } else {
+            None
+        };
+        let gw = if needs(node, 1) {
+            let x = original(node, 0)?;
+            let planes = x.reshape(&[i(n * c), i(w.input[0]), i(w.input[1])])?;
+            let cols = planes
+                .im2col(w, 0.0)?
+                .reshape(&[i(n), i(gr), i(c / gr * taps), i(l)])?;
+            let prod = gg
+                .matmul(&cols.transpose(-1, -2)?)?
+                .sum(Some(&[0]), false)?;
+            Some(prod.reshape(&[i(oc), i(c / gr), i(w.kernel[0]), i(w.kernel[1])])?)
+        } else {
+            None
+        };
+        Ok((gx, gw))
+    }
+}
