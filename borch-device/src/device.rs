@@ -284,7 +284,14 @@ impl Device {
         let batch = &mut *guard;
         let mut created = 0;
         let replayed = batch.trace.as_mut().and_then(|t| {
-            t.replay_dispatch(device, kernel.key, workgroups, params, buffers, &mut created)
+            t.replay_dispatch(
+                device,
+                kernel.key,
+                workgroups,
+                params,
+                buffers,
+                &mut created,
+            )
         });
         let (pipeline, group) = match replayed {
             Some(hit) => hit,

@@ -58,10 +58,7 @@ fn compiled_eval_forward_equals_eager_and_reuses_bind_groups() {
     for call in 0..4 {
         let (b0, s0) = (device.bind_groups_created(), device.submits());
         let out = fast.forward(&x).unwrap();
-        let (made, submits) = (
-            device.bind_groups_created() - b0,
-            device.submits() - s0,
-        );
+        let (made, submits) = (device.bind_groups_created() - b0, device.submits() - s0);
         assert_eq!(bits(&out), eager, "call {call}");
         assert_eq!(submits, 1, "call {call}: one submit");
         if call > 0 {
@@ -70,7 +67,10 @@ fn compiled_eval_forward_equals_eager_and_reuses_bind_groups() {
             assert!(made > 0);
         }
     }
-    assert_eq!((fast.recordings(), fast.replays(), fast.divergences()), (1, 3, 0));
+    assert_eq!(
+        (fast.recordings(), fast.replays(), fast.divergences()),
+        (1, 3, 0)
+    );
 }
 
 /// One training step; returns the loss read back.
@@ -165,14 +165,20 @@ fn a_new_input_shape_records_a_second_trace() {
     let model = cnn();
     let small = randn(&[2, 1, 8, 8], None).unwrap();
     let large = randn(&[3, 1, 8, 8], None).unwrap();
-    let want = [bits(&model.forward(&small).unwrap()), bits(&model.forward(&large).unwrap())];
+    let want = [
+        bits(&model.forward(&small).unwrap()),
+        bits(&model.forward(&large).unwrap()),
+    ];
     let fast = compiled(model);
     for round in 0..2 {
         for (x, want) in [&small, &large].iter().zip(&want) {
             assert_eq!(&bits(&fast.forward(x).unwrap()), want, "round {round}");
         }
     }
-    assert_eq!((fast.recordings(), fast.replays(), fast.divergences()), (2, 2, 0));
+    assert_eq!(
+        (fast.recordings(), fast.replays(), fast.divergences()),
+        (2, 2, 0)
+    );
 }
 
 #[test]

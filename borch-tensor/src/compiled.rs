@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use borch_device::{Device, Trace, TraceOutcome, default_device};
 
+use crate::api::Value;
 use crate::autograd::is_grad_enabled;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -43,31 +44,38 @@ impl Traces {
     /// signature. A call inside another compiled call runs eagerly (traces do not nest); a call
     /// that fails drops its trace.
     pub fn run<R>(&mut self, inputs: &[Tensor], f: impl FnOnce() -> Result<R>) -> Result<R> {
+        self.run_any(inputs, f)?
+    }
+
+    /// `run` for a function with an error type of its own (a binding's callback): the outer
+    /// `Result` is the trace's, the inner one `f`'s.
+    pub fn run_any<R, E>(
+        &mut self,
+        inputs: &[Tensor],
+        f: impl FnOnce() -> std::result::Result<R, E>,
+    ) -> Result<std::result::Result<R, E>> {
         let device = match inputs.first() {
             Some(t) => t.device().clone(),
             None => default_device()?,
         };
         if device.is_tracing() {
-            return f();
+            return Ok(f());
         }
         let key = signature(inputs);
         let trace = self.traces.remove(&key).unwrap_or_default();
         device.begin_trace(trace)?;
         let result = f();
-        let ended = end(&device);
-        let (trace, outcome) = match (result.is_ok(), ended) {
-            (true, Ok(Some(done))) => done,
-            (_, Err(e)) => return Err(e),
-            _ => return result,
-        };
-        match outcome {
-            TraceOutcome::Recorded => self.recordings += 1,
-            TraceOutcome::Replayed => self.replays += 1,
-            TraceOutcome::Diverged { .. } => self.divergences += 1,
+        let ended = end(&device)?;
+        if let (true, Some((trace, outcome))) = (result.is_ok(), ended) {
+            match outcome {
+                TraceOutcome::Recorded => self.recordings += 1,
+                TraceOutcome::Replayed => self.replays += 1,
+                TraceOutcome::Diverged { .. } => self.divergences += 1,
+            }
+            self.last = Some(outcome);
+            self.traces.insert(key, trace);
         }
-        self.last = Some(outcome);
-        self.traces.insert(key, trace);
-        result
+        Ok(result)
     }
 
     /// Calls that replayed a recording completely.
@@ -96,6 +104,19 @@ impl Traces {
     pub fn signatures(&self) -> usize {
         self.traces.len()
     }
+}
+
+/// The tensors among a binding's arguments (lists searched too), which key the trace.
+pub fn tensors_of(values: &[Value]) -> Vec<Tensor> {
+    let mut out = Vec::new();
+    for v in values {
+        match v {
+            Value::Tensor(t) => out.push(t.clone()),
+            Value::List(items) => out.extend(tensors_of(items)),
+            _ => {}
+        }
+    }
+    out
 }
 
 fn end(device: &Device) -> Result<Option<(Trace, TraceOutcome)>> {

@@ -23,10 +23,8 @@ mod scope;
 pub mod size;
 mod tensor;
 
-pub use compiled::{Compiled, Traces, compiled};
-pub use borch_device::{
-    AdapterInfo, Device, DeviceOptions, TraceOutcome, default_device, init,
-};
+pub use borch_device::{AdapterInfo, Device, DeviceOptions, TraceOutcome, default_device, init};
+pub use compiled::{Compiled, Traces, compiled, tensors_of};
 pub use dtype::DType;
 pub use error::{BorchError, ErrorKind, Result};
 pub use host::{Element, HostData, NdData};

@@ -121,7 +121,8 @@ fn measure(
     for _ in 0..o.reps {
         samples.push(sample(x, o.ops, chain)?);
     }
-    let per_op = |f: fn(&Sample) -> f64| median(samples.iter().map(f).collect()) * 1e6 / o.ops as f64;
+    let per_op =
+        |f: fn(&Sample) -> f64| median(samples.iter().map(f).collect()) * 1e6 / o.ops as f64;
     let wall_us = per_op(|s| s.wall);
     let record_us = per_op(|s| s.record);
     let last = samples[samples.len() - 1];

@@ -2,6 +2,7 @@
 
 mod audit;
 mod bench_browser;
+mod bench_dispatch;
 mod bench_matmul;
 mod bench_train_mlp;
 mod build_js;
@@ -17,6 +18,7 @@ const USAGE: &str = "usage:
   cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
 [--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R] [--no-naive]
   cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]
+  cargo xtask bench dispatch [--ops 1000] [--numel 1024] [--warmup W] [--reps R] [--compare]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
 [--steps N]
   cargo xtask build-js [--no-pack]
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         ["bench", "matmul", rest @ ..] => bench_matmul::run(rest),
         ["bench", "train-mlp", rest @ ..] => bench_train_mlp::run(rest),
         ["bench", "browser", rest @ ..] => bench_browser::run(rest),
+        ["bench", "dispatch", rest @ ..] => bench_dispatch::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
         ["build-py", rest @ ..] => build_py::run(rest),
         _ => Err(USAGE.to_string()),
