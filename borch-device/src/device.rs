@@ -485,6 +485,10 @@ impl Device {
                     .into(),
             ));
         }
+        // The last call's commands still read the slots this call rewrites: submit them first.
+        if trace.written_at == Some(Counters::get(&self.inner.counters.submits)) {
+            self.submit_locked(&mut batch);
+        }
         batch.trace = Some(Active::begin(trace));
         Ok(())
     }
@@ -494,18 +498,23 @@ impl Device {
         lock(&self.inner.batch).trace.is_some()
     }
 
-    /// End the active trace, submitting what the call left recorded (so that the next call may
-    /// rewrite the trace's parameters), and hand it back with how the call went. `None` when no
-    /// trace is active.
+    /// End the active trace and hand it back with how the call went (`None` when no trace is
+    /// active). Nothing is submitted: the trace's parameters are written now (`write_buffer`
+    /// lands before the next submit), and the next call of the same trace submits first if the
+    /// commands are still pending.
     pub fn end_trace(&self) -> DeviceResult<Option<(Trace, TraceOutcome)>> {
         let mut batch = lock(&self.inner.batch);
-        let Some(active) = batch.trace.as_ref() else {
+        let Some(mut active) = batch.trace.take() else {
             return Ok(None);
         };
-        if active.dirty() || batch.encoder.is_some() {
-            self.submit_locked(&mut batch);
+        let submits = Counters::get(&self.inner.counters.submits);
+        let written = active.write_params(&self.inner.queue);
+        let ended = active.end();
+        let (mut trace, outcome) = ended;
+        if written && batch.encoder.is_some() {
+            trace.written_at = Some(submits);
         }
-        let ended = batch.trace.take().map(Active::end);
+        let ended = Some((trace, outcome));
         drop(batch);
         self.take_gpu_error()?;
         Ok(ended)

@@ -67,6 +67,9 @@ pub struct Trace {
     recorded: bool,
     /// Parameter bytes of dispatches cut off by divergences (slots nothing uses any more).
     dead: u64,
+    /// The submit count when the last call's parameters were written, its commands still in the
+    /// open batch: the next call submits them before it rewrites the slots.
+    pub(crate) written_at: Option<u64>,
 }
 
 impl Trace {
@@ -164,11 +167,6 @@ impl Active {
         // Record from scratch next time when most parameter bytes are dead slots.
         self.trace.recorded = self.trace.dead <= live.max(1 << 16);
         (self.trace, outcome)
-    }
-
-    /// Whether the trace's parameter chunks hold parameters not yet written to the GPU.
-    pub fn dirty(&self) -> bool {
-        self.dirty
     }
 
     /// Cut the recording at the cursor and record the rest of the call.
@@ -330,10 +328,10 @@ impl Active {
             })));
     }
 
-    /// Write the trace's parameter chunks before a submit.
-    pub fn write_params(&mut self, queue: &wgpu::Queue) {
+    /// Write the trace's parameter chunks before a submit; whether there was anything to write.
+    pub fn write_params(&mut self, queue: &wgpu::Queue) -> bool {
         if !self.dirty {
-            return;
+            return false;
         }
         for chunk in &self.trace.chunks {
             if !chunk.bytes.is_empty() {
@@ -341,5 +339,6 @@ impl Active {
             }
         }
         self.dirty = false;
+        true
     }
 }
