@@ -208,7 +208,11 @@ fn a_changing_op_sequence_falls_back_to_eager() {
         for (i, &on) in flags.iter().enumerate() {
             flag.set(on);
             let eager = bits(&f(&x).unwrap());
-            assert_eq!(bits(&fast.call(&[x.clone()]).unwrap()), eager, "call {i}");
+            assert_eq!(
+                bits(&fast.call(std::slice::from_ref(&x)).unwrap()),
+                eager,
+                "call {i}"
+            );
         }
         // Recorded once; each flip diverges (and records the new sequence), then replays.
         assert_eq!(
