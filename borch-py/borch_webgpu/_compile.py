@@ -18,7 +18,7 @@ class _Compiled:
         object.__setattr__(self, "_js", b.bt.compiled(self._proxy))
 
     def _run(self, *js_args):
-        return b.to_js_value(self._target(*b.from_js(js_args)))
+        return b.to_js_value(self._target(*(b.from_js(a) for a in js_args)))
 
     def __call__(self, *args):
         return b.call(self._js, args, {})
