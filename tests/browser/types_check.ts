@@ -105,5 +105,14 @@ export async function typed(): Promise<number> {
   // @ts-expect-error a subscript value is a tensor or a number
   x.setitem([0], 'five');
   const used = [tiled, seqOut, encoded, decoded, hN, cN, gruOut, gruH, h1, c1, notOne, scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight, where, coords, picked, rowsOf, distinct, repeated, notYet, written];
-  return dim0 + shape.length + used.length + layers;
+  const fastSeq = torch.compiled(seq);
+  const fastOut: torch.Tensor = fastSeq(x);
+  const fastFn = torch.compiled((a: torch.Tensor, b: torch.Tensor) => a.add(b));
+  const summed: torch.Tensor = fastFn.forward(x, x);
+  // @ts-expect-error: the compiled function keeps the function's parameter types
+  fastFn(x, 'two');
+  const replays: number = fastSeq.replays() + fastFn.recordings() + torch.bindGroupsCreated();
+  void fastOut;
+  void summed;
+  return dim0 + shape.length + used.length + layers + replays;
 }

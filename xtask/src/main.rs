@@ -3,6 +3,7 @@
 mod audit;
 mod bench_browser;
 mod bench_conv;
+mod bench_dispatch;
 mod bench_matmul;
 mod bench_matmul_call;
 mod bench_train_mlp;
@@ -22,6 +23,7 @@ const USAGE: &str = "usage:
   cargo xtask bench conv [--batches 1,16,64] [--passes forward,input_grad,weight_grad] \
 [--tile TXxTYxRxCxK,...] [--filter SUBSTR] [--seconds S] [--reps R] [--no-im2col]
   cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]
+  cargo xtask bench dispatch [--ops 1000] [--numel 1024] [--warmup W] [--reps R] [--compare]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
 [--steps N]
   cargo xtask build-js [--no-pack]
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
         ["bench", "conv", rest @ ..] => bench_conv::run(rest),
         ["bench", "train-mlp", rest @ ..] => bench_train_mlp::run(rest),
         ["bench", "browser", rest @ ..] => bench_browser::run(rest),
+        ["bench", "dispatch", rest @ ..] => bench_dispatch::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
         ["build-py", rest @ ..] => build_py::run(rest),
         _ => Err(USAGE.to_string()),
