@@ -20,6 +20,7 @@
 pub mod api;
 pub mod functional;
 pub mod init;
+pub mod intrinsic;
 mod layers;
 mod module;
 mod reduction;
