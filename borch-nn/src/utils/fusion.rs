@@ -150,6 +150,7 @@ pub fn fuse_linear_bn_weights(
 /// A `_BatchNorm` (BatchNorm1d/2d/3d, SyncBatchNorm), as `fuse_*_bn_eval` reads it.
 pub trait BatchNormLike: Module {
     fn num_features(&self) -> usize;
+    fn affine(&self) -> bool;
     /// Its parts, if it has running statistics.
     fn parts(&self) -> Option<BnParts<'_>>;
 }
@@ -159,6 +160,9 @@ macro_rules! batch_norm_like {
         impl BatchNormLike for $t {
             fn num_features(&self) -> usize {
                 self.num_features
+            }
+            fn affine(&self) -> bool {
+                self.affine
             }
             fn parts(&self) -> Option<BnParts<'_>> {
                 Some(BnParts {
@@ -300,80 +304,133 @@ fn conv_bn_eval(conv: &dyn Module, bn: &dyn Module) -> Result<Box<dyn Module>> {
 enum Plan {
     /// Eval mode: the fused conv or linear (and a ReLU after it: `ConvReLU{n}d`).
     Folded(Box<dyn Module>, bool),
-    /// A `nn.intrinsic` container of the modules themselves (`ConvReLU2d(conv, relu)`, or in
-    /// train mode `ConvBn2d(conv, bn)`).
+    /// A `nn.intrinsic` container of the modules themselves (`ConvReLU2d(conv, relu)`, or with
+    /// `is_qat` `ConvBn2d(conv, bn)`).
     Wrap(&'static str),
 }
 
-/// torch's `_DEFAULT_OP_LIST_TO_FUSER_METHOD` (what `fuse_known_modules` fuses), as class names.
-fn fuser(types: &[&str], training: bool) -> Option<Plan> {
-    let train = |name| training.then_some(Plan::Wrap(name));
-    match types {
-        ["Conv1d", "BatchNorm1d"] => train("ConvBn1d"),
-        ["Conv2d", "BatchNorm2d"] => train("ConvBn2d"),
-        ["Conv3d", "BatchNorm3d"] => train("ConvBn3d"),
-        ["Conv1d", "BatchNorm1d", "ReLU"] => train("ConvBnReLU1d"),
-        ["Conv2d", "BatchNorm2d", "ReLU"] => train("ConvBnReLU2d"),
-        ["Conv3d", "BatchNorm3d", "ReLU"] => train("ConvBnReLU3d"),
-        ["Conv1d", "ReLU"] => Some(Plan::Wrap("ConvReLU1d")),
-        ["Conv2d", "ReLU"] => Some(Plan::Wrap("ConvReLU2d")),
-        ["Conv3d", "ReLU"] => Some(Plan::Wrap("ConvReLU3d")),
-        ["Linear", "BatchNorm1d"] => train("LinearBn1d"),
-        ["Linear", "ReLU"] => Some(Plan::Wrap("LinearReLU")),
-        ["BatchNorm2d", "ReLU"] => Some(Plan::Wrap("BNReLU2d")),
-        ["BatchNorm3d", "ReLU"] => Some(Plan::Wrap("BNReLU3d")),
+/// torch's `_DEFAULT_OP_LIST_TO_FUSER_METHOD` (what `fuse_known_modules` fuses), as class names:
+/// the `nn.intrinsic` class of a pattern without BatchNorm, or of its QAT form.
+fn fused_class(types: &[&str]) -> Option<&'static str> {
+    Some(match types {
+        ["Conv1d", "BatchNorm1d"] => "ConvBn1d",
+        ["Conv2d", "BatchNorm2d"] => "ConvBn2d",
+        ["Conv3d", "BatchNorm3d"] => "ConvBn3d",
+        ["Conv1d", "BatchNorm1d", "ReLU"] => "ConvBnReLU1d",
+        ["Conv2d", "BatchNorm2d", "ReLU"] => "ConvBnReLU2d",
+        ["Conv3d", "BatchNorm3d", "ReLU"] => "ConvBnReLU3d",
+        ["Conv1d", "ReLU"] => "ConvReLU1d",
+        ["Conv2d", "ReLU"] => "ConvReLU2d",
+        ["Conv3d", "ReLU"] => "ConvReLU3d",
+        ["Linear", "BatchNorm1d"] => "LinearBn1d",
+        ["Linear", "ReLU"] => "LinearReLU",
+        ["BatchNorm2d", "ReLU"] => "BNReLU2d",
+        ["BatchNorm3d", "ReLU"] => "BNReLU3d",
         ["ConvTranspose1d", "BatchNorm1d"]
         | ["ConvTranspose2d", "BatchNorm2d"]
-        | ["ConvTranspose3d", "BatchNorm3d"] => train(""),
-        _ => None,
-    }
+        | ["ConvTranspose3d", "BatchNorm3d"] => "",
+        _ => return None,
+    })
 }
 
-/// Whether `types` is a pattern `fuse_known_modules` fuses.
-fn known(types: &[&str]) -> bool {
-    fuser(types, true).is_some()
+/// How torch prints a module class in `did not find fuser method for: (...)`.
+fn torch_class(name: &str) -> String {
+    let file = if name.starts_with("Conv") {
+        "conv"
+    } else if name.contains("BatchNorm") {
+        "batchnorm"
+    } else if ["Linear", "Identity", "Bilinear"].contains(&name) {
+        "linear"
+    } else if ["Flatten", "Unflatten"].contains(&name) {
+        "flatten"
+    } else if name.contains("Pool") {
+        "pooling"
+    } else if name.contains("Dropout") {
+        "dropout"
+    } else if ["Sequential", "ModuleList", "ModuleDict"].contains(&name) {
+        "container"
+    } else {
+        "activation"
+    };
+    format!("<class 'torch.nn.modules.{file}.{name}'>")
 }
 
-/// The plan for `mods` (torch's fuser methods' checks, in eval mode the folding done here, by
-/// reference, so that a failure leaves the model as it was).
-fn plan(mods: &[&dyn Module]) -> Result<Plan> {
+/// `out_channels` of a Conv1d/2d/3d.
+fn out_channels(m: &dyn Module) -> Option<usize> {
+    let a = m.as_any();
+    a.downcast_ref::<Conv1d>()
+        .map(|c| c.out_channels)
+        .or_else(|| a.downcast_ref::<Conv2d>().map(|c| c.out_channels))
+        .or_else(|| a.downcast_ref::<Conv3d>().map(|c| c.out_channels))
+}
+
+/// The plan for `mods`: torch's fuser methods' checks, and in eval mode the folding, done by
+/// reference, so that a failure leaves the model as it was.
+fn plan(mods: &[&dyn Module], is_qat: bool) -> Result<Plan> {
     let names: Vec<String> = mods.iter().map(|m| m.name()).collect();
     let types: Vec<&str> = names.iter().map(String::as_str).collect();
-    if !known(&types) {
+    let Some(class) = fused_class(&types) else {
+        let listed: Vec<String> = types.iter().map(|t| torch_class(t)).collect();
         return Err(assertion(format!(
             "did not find fuser method for: ({}) ",
-            types.join(", ")
+            listed.join(", ")
         )));
-    }
-    let training = mods[0].is_training();
-    let has_bn = types.len() > 1 && types[1].starts_with("BatchNorm");
-    if has_bn && mods.iter().any(|m| m.is_training() != training) {
-        let first = match types[0] {
-            "Linear" => "Linear",
-            t if t.starts_with("ConvTranspose") => "ConvTranspose",
-            _ => "Conv",
-        };
+    };
+    let Some(bn) = mods.get(1).and_then(|m| as_batch_norm(*m)) else {
+        return Ok(Plan::Wrap(class));
+    };
+    let first = match types[0] {
+        "Linear" => "Linear",
+        t if t.starts_with("ConvTranspose") => "ConvTranspose",
+        _ => "Conv",
+    };
+    if mods
+        .iter()
+        .any(|m| m.is_training() != mods[0].is_training())
+    {
         return Err(assertion(format!(
             "{first} and BN both must be in the same mode (train or eval)."
         )));
     }
-    if let Some(Plan::Wrap(name)) = fuser(&types, training)
-        && !name.is_empty()
-    {
-        return Ok(Plan::Wrap(name));
-    }
-    if types[0].starts_with("ConvTranspose") && training {
-        return Err(BorchError::Runtime(
-            "Fusing ConvTranspose+BatchNorm not yet supported in QAT.".into(),
-        ));
-    }
     let relu = types.len() == 3;
-    if types[0] == "Linear" {
-        let linear = mods[0].as_any().downcast_ref::<Linear>();
-        let bn = as_batch_norm(mods[1]);
-        let (Some(linear), Some(bn)) = (linear, bn) else {
-            return Err(assertion("Linear and BatchNorm1d expected"));
+    if is_qat {
+        let (what, kind) = match first {
+            "ConvTranspose" => {
+                return Err(BorchError::Runtime(
+                    "Fusing ConvTranspose+BatchNorm not yet supported in QAT.".into(),
+                ));
+            }
+            "Linear" => ("Output features of Linear", "BatchNorm1d"),
+            _ => ("Output channel of Conv2d", "BatchNorm2d"),
         };
+        let features = match first {
+            "Linear" => mods[0]
+                .as_any()
+                .downcast_ref::<Linear>()
+                .map(|l| l.out_features),
+            _ => out_channels(mods[0]),
+        };
+        if features != Some(bn.num_features()) {
+            let end = if relu { "" } else { "." };
+            return Err(assertion(format!(
+                "{what} must match num_features of {kind}{end}"
+            )));
+        }
+        if !bn.affine() {
+            return Err(assertion(format!(
+                "Only support fusing {kind} with affine set to True"
+            )));
+        }
+        if bn.parts().is_none() {
+            return Err(assertion(format!(
+                "Only support fusing {kind} with tracking_running_stats set to True"
+            )));
+        }
+        return Ok(Plan::Wrap(class));
+    }
+    if first == "Linear" {
+        let linear = mods[0].as_any().downcast_ref::<Linear>();
+        let linear = linear.ok_or_else(|| assertion("a Linear was expected"))?;
         return Ok(Plan::Folded(
             Box::new(fuse_linear_bn_eval(linear, bn)?),
             false,
@@ -382,11 +439,14 @@ fn plan(mods: &[&dyn Module]) -> Result<Plan> {
     Ok(Plan::Folded(conv_bn_eval(mods[0], mods[1])?, relu))
 }
 
-/// torch's `fuse_known_modules(mod_list, is_qat=False)`: the fused module first, then an
-/// Identity (in the first module's training mode) for each other.
-pub fn fuse_known_modules(mods: Vec<Box<dyn Module>>) -> Result<Vec<Box<dyn Module>>> {
+/// torch's `fuse_known_modules(mod_list, is_qat)`: the fused module first, then an Identity (in
+/// the first module's training mode) for each other.
+pub fn fuse_known_modules(
+    mods: Vec<Box<dyn Module>>,
+    is_qat: bool,
+) -> Result<Vec<Box<dyn Module>>> {
     let refs: Vec<&dyn Module> = mods.iter().map(|m| m.as_ref()).collect();
-    let plan = plan(&refs)?;
+    let plan = plan(&refs, is_qat)?;
     assemble(plan, mods)
 }
 
@@ -471,13 +531,13 @@ fn set(model: &mut dyn Module, path: &str, module: Box<dyn Module>) -> Result<Bo
 }
 
 /// Fuse the modules at `paths` (one list of `modules_to_fuse`).
-fn fuse_group(model: &mut dyn Module, paths: &[&str]) -> Result<()> {
+fn fuse_group(model: &mut dyn Module, paths: &[&str], is_qat: bool) -> Result<()> {
     let plan = {
         let mods = paths
             .iter()
             .map(|p| get(model, p))
             .collect::<Result<Vec<_>>>()?;
-        plan(&mods)?
+        plan(&mods, is_qat)?
     };
     let training = get(model, paths[0])?.is_training();
     let mut taken = Vec::new();
@@ -493,17 +553,27 @@ fn fuse_group(model: &mut dyn Module, paths: &[&str]) -> Result<()> {
 /// torch's `torch.ao.quantization.fuse_modules(model, modules_to_fuse, inplace=True)`: each list
 /// of dotted module names (`[["conv1", "bn1", "relu1"], ["layer1.0.conv", "layer1.0.relu"]]`)
 /// fused by `fuse_known_modules`: the first name gets the fused module, the others `Identity`.
-/// In eval mode Conv-BN(-ReLU) and Linear-BN fold into the conv (`ConvReLU2d(fused_conv,
-/// relu)`); in train mode they become `ConvBn2d` / `ConvBnReLU2d` / `LinearBn1d`; Conv-ReLU,
-/// Linear-ReLU and BN-ReLU become `ConvReLU*d`, `LinearReLU`, `BNReLU*d`.
+/// Conv-BN(-ReLU) and Linear-BN (eval mode only: `Fusion only for eval!`) fold into the conv
+/// (`ConvReLU2d(fused_conv, relu)`); Conv-ReLU, Linear-ReLU and BN-ReLU become `ConvReLU*d`,
+/// `LinearReLU`, `BNReLU*d`.
 ///
 /// Rust owns the model, so this is torch's `inplace=True`; torch's default `inplace=False`
 /// deep-copies the model first (borch has no generic module copy: fuse a model you own).
-/// Only the modules' parents must be containers (Sequential, ModuleList, ModuleDict): a module
-/// whose children are typed fields cannot take another module in their place.
+/// The modules' parents must be containers (Sequential, ModuleList, ModuleDict): a module whose
+/// children are typed fields cannot take another module in their place.
 pub fn fuse_modules(model: &mut dyn Module, modules_to_fuse: &[Vec<&str>]) -> Result<()> {
     for group in modules_to_fuse {
-        fuse_group(model, group)?;
+        fuse_group(model, group, false)?;
+    }
+    Ok(())
+}
+
+/// torch's `torch.ao.quantization.fuse_modules_qat(model, modules_to_fuse, inplace=True)`: as
+/// [`fuse_modules`], but Conv-BN(-ReLU) and Linear-BN become `ConvBn*d` / `ConvBnReLU*d` /
+/// `LinearBn1d` (BatchNorm kept: trainable), with torch's QAT checks.
+pub fn fuse_modules_qat(model: &mut dyn Module, modules_to_fuse: &[Vec<&str>]) -> Result<()> {
+    for group in modules_to_fuse {
+        fuse_group(model, group, true)?;
     }
     Ok(())
 }
@@ -588,7 +658,7 @@ pub fn fuse_sequence(container: &mut dyn Module) -> Result<()> {
                         .is_none_or(|b| b.parts().is_some())
             };
             if ok {
-                fuse_group(container, &group)?;
+                fuse_group(container, &group, false)?;
                 step = len;
                 break;
             }

@@ -11,5 +11,5 @@ pub use clip_grad::{clip_grad_norm_, clip_grad_value_};
 pub use convert_parameters::{parameters_to_vector, vector_to_parameters};
 pub use fusion::{
     fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_for_eval, fuse_known_modules,
-    fuse_linear_bn_eval, fuse_linear_bn_weights, fuse_modules,
+    fuse_linear_bn_eval, fuse_linear_bn_weights, fuse_modules, fuse_modules_qat,
 };
