@@ -355,11 +355,11 @@ macro_rules! training_flag {
 #[macro_export]
 macro_rules! child_fields {
     ($($field:ident),+ $(,)?) => {
-        fn named_children(&self) -> Vec<(String, &dyn $crate::module::Module)> {
-            vec![$((stringify!($field).into(), &self.$field as &dyn $crate::module::Module)),+]
+        fn named_children(&self) -> Vec<(String, &dyn $crate::Module)> {
+            vec![$((stringify!($field).into(), &self.$field as &dyn $crate::Module)),+]
         }
-        fn named_children_mut(&mut self) -> Vec<(String, &mut dyn $crate::module::Module)> {
-            vec![$((stringify!($field).into(), &mut self.$field as &mut dyn $crate::module::Module)),+]
+        fn named_children_mut(&mut self) -> Vec<(String, &mut dyn $crate::Module)> {
+            vec![$((stringify!($field).into(), &mut self.$field as &mut dyn $crate::Module)),+]
         }
     };
 }
