@@ -121,9 +121,7 @@ fn fuse_eval_refusals_are_torch_s() {
         let mut bn = build(&c["bn"]);
         conv.train(c["conv_train"].as_bool().unwrap());
         bn.train(c["bn_train"].as_bool().unwrap());
-        let e = fuse_eval(conv.as_ref(), bn.as_ref(), &Json::Null)
-            .err()
-            .expect("refused");
+        let e = fuse_eval(conv.as_ref(), bn.as_ref(), &Json::Null).expect_err("refused");
         assert_eq!(e.to_string(), c["error"].as_str().unwrap(), "{}", c["name"]);
         assert_eq!(e.kind(), ErrorKind::Runtime);
     }

@@ -151,8 +151,7 @@ fn intrinsic_constructors_check_types_as_torch() {
         let err = build_fused(c["class"].as_str().unwrap(), {
             c["modules"].as_array().unwrap().iter().map(build).collect()
         })
-        .err()
-        .expect("refused");
+        .expect_err("refused");
         assert_eq!(err.to_string(), c["error"].as_str().unwrap());
         assert_eq!(err.kind(), borch_tensor::ErrorKind::Runtime);
     }
