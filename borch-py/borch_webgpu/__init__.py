@@ -8,6 +8,7 @@ from ._grad import enable_grad, no_grad, scope, set_grad_enabled
 from ._tensor import Tensor
 from ._creation import tensor
 from . import autograd, cuda, nn, optim
+from . import ao
 
 __version__ = "0.1.0"
 
@@ -19,6 +20,7 @@ bool = _bridge.bool_
 
 __all__ = [
     "DeviceError",
+    "ao",
     "autograd",
     "ReleasedError",
     "Size",

@@ -99,34 +99,61 @@ fn incorrect(names: &[String]) -> BorchError {
     BorchError::Runtime(format!("Incorrect types for input modules: {list}"))
 }
 
-/// torch's `nni.<name>(*modules)` (ConvAdd2d's and ConvAddReLU2d's `add` left out): the modules
-/// type-checked as torch checks them, then moved into the fused module.
-pub fn build_fused(name: &str, modules: Vec<Box<dyn Module>>) -> Result<Box<dyn Module>> {
+/// torch's checks of `nni.<name>(*modules)` from the modules' class names: the number of
+/// arguments (TypeError), then their classes (`Incorrect types for input modules: …`).
+pub fn check_fused(name: &str, classes: &[String]) -> Result<&'static FusedClass> {
     let class = find_fused(name)
         .ok_or_else(|| BorchError::Type(format!("module '{MODULE}' has no attribute '{name}'")))?;
-    if modules.len() != class.modules.len() {
-        let missing = &class.modules[modules.len().min(class.modules.len())..];
-        return Err(BorchError::Type(if modules.len() < class.modules.len() {
-            format!(
-                "{name}.__init__() missing {} required positional argument(s): {}",
-                missing.len(),
-                missing
-                    .iter()
-                    .map(|m| format!("'{m}'"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        } else {
-            format!(
-                "{name}.__init__() takes {} positional arguments but {} were given",
-                class.modules.len() + class.functions.len() + 1,
-                modules.len() + class.functions.len() + 1
-            )
-        }));
+    let (given, want) = (classes.len(), class.modules.len());
+    if given < want {
+        let missing: Vec<String> = class.modules[given..]
+            .iter()
+            .map(|m| format!("'{m}'"))
+            .collect();
+        return Err(BorchError::Type(format!(
+            "{name}.__init__() missing {} required positional argument(s): {}",
+            missing.len(),
+            missing.join(", ")
+        )));
     }
+    if given > want {
+        let extra = class.functions.len() + 1;
+        return Err(BorchError::Type(format!(
+            "{name}.__init__() takes {} positional arguments but {} were given",
+            want + extra,
+            given + extra
+        )));
+    }
+    if classes.iter().zip(class.types).any(|(n, t)| n != t) {
+        return Err(incorrect(classes));
+    }
+    Ok(class)
+}
+
+/// torch's `nni.<name>(*modules)` (ConvAdd2d's and ConvAddReLU2d's `add` left out): the modules
+/// type-checked as torch checks them ([`check_fused`]), then moved into the fused module.
+pub fn build_fused(name: &str, modules: Vec<Box<dyn Module>>) -> Result<Box<dyn Module>> {
     let names: Vec<String> = modules.iter().map(|m| m.name()).collect();
-    if names.iter().zip(class.types).any(|(n, t)| n != t) {
-        return Err(incorrect(&names));
-    }
+    let class = check_fused(name, &names)?;
     Ok((class.build)(modules))
+}
+
+/// The child names of class `name`'s modules, in order (`0`, `1`, …; ConvAddReLU2d's ReLU is
+/// `relu`), as a binding names the modules it moves in.
+pub fn child_names(name: &str) -> Vec<&'static str> {
+    match name {
+        "ConvAddReLU2d" => vec!["0", "relu"],
+        _ => ["0", "1", "2"][..find_fused(name).map_or(0, |c| c.modules.len())].to_vec(),
+    }
+}
+
+/// Whether `function` is what torch passes as ConvAdd2d's `add` (`torch.add` or
+/// `operator.add`, by its name): borch's ConvAdd2d always adds.
+pub fn check_add(class: &str, function_name: Option<&str>) -> Result<()> {
+    match function_name {
+        Some("add") => Ok(()),
+        _ => Err(BorchError::NotImplemented(format!(
+            "{class}(conv, add, ...): borch's {class} adds (torch.add); pass torch.add"
+        ))),
+    }
 }

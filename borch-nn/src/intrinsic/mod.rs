@@ -11,7 +11,9 @@ pub mod catalog;
 pub mod fold;
 mod fused;
 
-pub use catalog::{FusedClass, build_fused, find_fused, fused_classes};
+pub use catalog::{
+    FusedClass, build_fused, check_add, check_fused, child_names, find_fused, fused_classes,
+};
 pub use fold::{BnParts, FoldCache, FoldKind, conv_bn2d_forward, conv2d_epilogue};
 pub use fused::{
     BNReLU2d, BNReLU3d, ConvAdd2d, ConvAddReLU2d, ConvBn1d, ConvBn2d, ConvBn3d, ConvBnReLU1d,

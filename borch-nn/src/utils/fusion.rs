@@ -610,7 +610,9 @@ fn fold_intrinsic(m: &dyn Module) -> Result<Option<Box<dyn Module>>> {
                     return Ok(None);
                 }
                 let conv = conv_bn_eval(&f.conv, &f.bn)?;
-                return Ok(Some(if $relu { with_relu(conv, ReLU::new())? } else { conv }));
+                let mut relu = ReLU::new();
+                relu.set_training(false);
+                return Ok(Some(if $relu { with_relu(conv, relu)? } else { conv }));
             }
         )*};
     }
