@@ -33,7 +33,6 @@ pub use call::{
 pub use device::{dispatches, empty_cache, init, manual_seed, memory, pooled, probe, submits};
 pub use errors::{IntoJs, JsResult, error_classes, kind_name, to_js, type_error};
 pub use function_namespaces::{FunctionNamespace, call_in, function_namespaces};
-pub use intrinsic::intrinsic_classes;
 pub use namespaces::{namespace_lists, namespaces};
 pub use scope::{JsScope, keep_alive, scope};
 pub use selftest::{kernel_sources, self_test};

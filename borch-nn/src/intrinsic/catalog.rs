@@ -147,6 +147,57 @@ pub fn child_names(name: &str) -> Vec<&'static str> {
     }
 }
 
+/// Every class name, in catalog order.
+pub fn fused_names() -> Vec<&'static str> {
+    fused_classes().iter().map(|c| c.name).collect()
+}
+
+/// For a binding: the arguments of `nni.<name>(*args)` checked and named as the fused module's
+/// children. `function_name` gives a function argument's name (ConvAdd2d's `add` must be
+/// `add`: [`check_add`]), `module_class` a module argument's class name (`None`: not a module).
+/// torch's TypeErrors for a missing or extra argument, then its type check ([`check_fused`]).
+pub fn bind_fused<T>(
+    name: &str,
+    mut args: Vec<T>,
+    function_name: impl Fn(&T) -> Option<String>,
+    module_class: impl Fn(&T) -> Option<String>,
+) -> Result<Vec<(String, T)>> {
+    let class = find_fused(name)
+        .ok_or_else(|| BorchError::Type(format!("module '{MODULE}' has no attribute '{name}'")))?;
+    for &(function, position) in class.functions.iter().rev() {
+        if position >= args.len() {
+            return Err(BorchError::Type(format!(
+                "{name}.__init__() missing 1 required positional argument: '{function}'"
+            )));
+        }
+        let f = args.remove(position);
+        check_add(name, function_name(&f).as_deref())?;
+    }
+    let mut classes = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        classes.push(module_class(a).ok_or_else(|| {
+            BorchError::Type(format!(
+                "{name}.__init__(): argument {} must be a Module",
+                i + 1
+            ))
+        })?);
+    }
+    check_fused(name, &classes)?;
+    Ok(child_names(name)
+        .into_iter()
+        .map(str::to_string)
+        .zip(args)
+        .collect())
+}
+
+/// [`build_fused`] of named modules (as [`bind_fused`] named them).
+pub fn build_fused_named(
+    name: &str,
+    modules: Vec<(String, Box<dyn Module>)>,
+) -> Result<Box<dyn Module>> {
+    build_fused(name, modules.into_iter().map(|(_, m)| m).collect())
+}
+
 /// Whether `function` is what torch passes as ConvAdd2d's `add` (`torch.add` or
 /// `operator.add`, by its name): borch's ConvAdd2d always adds.
 pub fn check_add(class: &str, function_name: Option<&str>) -> Result<()> {

@@ -12,7 +12,8 @@ pub mod fold;
 mod fused;
 
 pub use catalog::{
-    FusedClass, build_fused, check_add, check_fused, child_names, find_fused, fused_classes,
+    FusedClass, bind_fused, build_fused, build_fused_named, check_add, check_fused, child_names,
+    find_fused, fused_classes, fused_names,
 };
 pub use fold::{BnParts, FoldCache, FoldKind, conv_bn2d_forward, conv2d_epilogue};
 pub use fused::{

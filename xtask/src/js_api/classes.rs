@@ -42,7 +42,7 @@ pub const INTRINSIC_OBJECT: &str = "ns_nn_intrinsic";
 fn intrinsic_object_line() -> String {
     format!(
         "const {INTRINSIC_OBJECT} = Object.freeze({{ {} }});",
-        borch_js::intrinsic_classes().join(", ")
+        borch_nn::intrinsic::fused_names().join(", ")
     )
 }
 
@@ -54,7 +54,7 @@ fn statics_line(class: &str, object: &str) -> String {
 
 fn adopt_line() -> String {
     let mut names: Vec<&str> = borch_nn::api::modules::stacks::class_names();
-    names.extend(borch_js::intrinsic_classes());
+    names.extend(borch_nn::intrinsic::fused_names());
     format!(
         "adopt(Module, (m) => ({{ {} }})[m.className]?.prototype);",
         names.join(", ")
@@ -71,7 +71,7 @@ pub fn classes_js() -> String {
     for c in stack_classes() {
         writeln!(out, "{}", stack_line(c)).unwrap();
     }
-    for name in borch_js::intrinsic_classes() {
+    for name in borch_nn::intrinsic::fused_names() {
         writeln!(out, "{}", fused_line(name)).unwrap();
     }
     writeln!(out, "{}", intrinsic_object_line()).unwrap();
@@ -180,7 +180,7 @@ fn intrinsic_dts() -> String {
 
 /// `readonly intrinsic: { … }`: the `nn.intrinsic` member of the `nn` declaration.
 pub fn intrinsic_member_dts() -> String {
-    let members: Vec<String> = borch_js::intrinsic_classes()
+    let members: Vec<String> = borch_nn::intrinsic::fused_names()
         .iter()
         .map(|c| format!("readonly {c}: typeof catalog.{c}"))
         .collect();
@@ -272,7 +272,9 @@ mod tests {
         ));
         assert_eq!(
             js.lines().filter(|l| l.starts_with("class ")).count(),
-            modules::classes().len() + stack_classes().len() + borch_js::intrinsic_classes().len()
+            modules::classes().len()
+                + stack_classes().len()
+                + borch_nn::intrinsic::fused_names().len()
         );
         assert!(js.contains(
             "class ConvReLU2d extends Module { constructor(...args) { return buildFused(new.target, \"ConvReLU2d\", args); } }"
