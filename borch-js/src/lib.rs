@@ -11,6 +11,7 @@ mod device;
 mod errors;
 mod function_namespaces;
 mod handles;
+mod intrinsic;
 mod js;
 mod lambda;
 mod modules;

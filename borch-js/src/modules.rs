@@ -10,7 +10,8 @@ use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use borch_nn::api::modules::stacks;
-use borch_nn::{IncompatibleKeys, Module, StateDict};
+use borch_nn::intrinsic;
+use borch_nn::{Identity, IncompatibleKeys, Module, StateDict};
 use borch_tensor::{BorchError, Result, Tensor};
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
@@ -155,6 +156,17 @@ impl Node {
         named: Vec<(String, JsValue)>,
         make: impl Fn(Vec<(String, Box<dyn Module>)>) -> Box<dyn Module>,
     ) -> JsResult<Node> {
+        Node::container_with(kind, named, make(Vec::new()), |m| Ok(make(m)))
+    }
+
+    /// [`Node::container`] whose module `make` builds from the moved modules and may refuse
+    /// (`nn.intrinsic`'s classes, checked before); `placeholder` holds the place meanwhile.
+    pub fn container_with(
+        kind: &str,
+        named: Vec<(String, JsValue)>,
+        placeholder: Box<dyn Module>,
+        make: impl FnOnce(Vec<(String, Box<dyn Module>)>) -> Result<Box<dyn Module>>,
+    ) -> JsResult<Node> {
         let mut places: Vec<(String, Rc<RefCell<Place>>)> = Vec::new();
         for (i, (name, v)) in named.into_iter().enumerate() {
             let place = module_place(&v).ok_or_else(|| {
@@ -172,7 +184,7 @@ impl Node {
             }
             places.push((name, place));
         }
-        let container = Rc::new(RefCell::new(Place::Own(make(Vec::new()))));
+        let container = Rc::new(RefCell::new(Place::Own(placeholder)));
         let mut modules = Vec::new();
         for (name, place) in places {
             let moved = Place::In {
@@ -183,8 +195,19 @@ impl Node {
                 modules.push((name, m));
             }
         }
-        *container.borrow_mut() = Place::Own(make(modules));
+        *container.borrow_mut() = Place::Own(make(modules).map_err(to_js)?);
         Ok(Node::register(container))
+    }
+
+    /// An `nn.intrinsic` class (`ConvReLU2d(conv, relu)`): the core checks and names the
+    /// arguments (`borch_nn::intrinsic::bind_fused`), the modules move in as into a container,
+    /// the core builds the fused module.
+    pub fn fused(name: &str, args: Vec<JsValue>) -> JsResult<Node> {
+        let class_of = |v: &JsValue| node_of(v).and_then(|n| n.with(|m| Ok(m.name())).ok());
+        let named = intrinsic::bind_fused(name, args, function_name, class_of).map_err(to_js)?;
+        Node::container_with(name, named, Box::new(Identity::new()), |modules| {
+            intrinsic::build_fused_named(name, modules)
+        })
     }
 
     /// A class taking modules (`TransformerEncoder`), built by the core: the core splits the
@@ -225,6 +248,14 @@ impl Node {
             name,
         })))
     }
+}
+
+/// A JavaScript function's name (`name`, or through Pyodide a Python function's `__name__`).
+fn function_name(v: &JsValue) -> Option<String> {
+    let get = |key: &str| Reflect::get(v, &JsValue::from_str(key)).ok()?.as_string();
+    get("name")
+        .filter(|n| !n.is_empty())
+        .or_else(|| get("__name__"))
 }
 
 /// A new handle on the module of a JavaScript module object, if `v` is one.

@@ -281,5 +281,26 @@ def squares(t, u):
 fast_squares = torch.compile(squares, mode="reduce-overhead")
 check("torch.compile(fn)", fast_squares(inp, inp).tolist() == squares(inp, inp).tolist()
       and fast_squares(inp, inp).tolist() == squares(inp, inp).tolist())
+# nn.intrinsic (torch.nn.intrinsic = torch.ao.nn.intrinsic): fused modules built from modules
+# (they move in, as into a Sequential); outputs equal the unfused computation, keys are torch's.
+nni = torch.ao.nn.intrinsic
+check("torch.nn.intrinsic is torch.ao.nn.intrinsic", nn.intrinsic.ConvReLU2d is nni.ConvReLU2d)
+torch.manual_seed(0)
+xi = torch.randn(2, 2, 4, 4)
+ri = torch.randn(2, 3, 4, 4)
+conv_i = nn.Conv2d(2, 3, 1)
+unfused_i = torch.relu(conv_i(xi) + ri)
+add_relu = nni.ConvAddReLU2d(conv_i, torch.add, nn.ReLU())
+check("ConvAddReLU2d(x, r) = relu(conv(x) + r)", (add_relu(xi, ri) - unfused_i).abs().max().item() < 1e-5)
+check("ConvAddReLU2d state_dict keys are torch's",
+      list(add_relu.state_dict()) == expected["fused_keys"]["ConvAddReLU2d"])
+cbr = nni.ConvBnReLU2d(nn.Conv2d(2, 3, 3), nn.BatchNorm2d(3), nn.ReLU())
+check("ConvBnReLU2d state_dict keys are torch's",
+      list(cbr.state_dict()) == expected["fused_keys"]["ConvBnReLU2d"])
+cbr(xi)
+cbr.eval()
+check("ConvBnReLU2d eval forward", cbr(xi).shape == (2, 3, 2, 2))
+raises("ConvReLU2d(Conv1d, ReLU)", RuntimeError, expected["fused_error"],
+       lambda: nni.ConvReLU2d(nn.Conv1d(1, 1, 1), nn.ReLU()))
 
 print(f"python api: {checks} checks passed")
