@@ -8,6 +8,7 @@ from ._grad import enable_grad, no_grad, scope, set_grad_enabled
 from ._tensor import Tensor
 from ._creation import tensor
 from . import autograd, cuda, nn, optim
+from . import vision
 
 __version__ = "0.1.0"
 
@@ -32,6 +33,7 @@ __all__ = [
     "scope",
     "set_grad_enabled",
     "tensor",
+    "vision",
 ]
 
 

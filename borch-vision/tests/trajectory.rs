@@ -52,8 +52,9 @@ impl Judge {
             None => self.worst.push((what, rel)),
         }
         if rel > self.tol || rel.is_nan() {
-            self.failures
-                .push(format!("{what} {at}: borch {got}, torch {want} (rel diff {rel:.2e})"));
+            self.failures.push(format!(
+                "{what} {at}: borch {got}, torch {want} (rel diff {rel:.2e})"
+            ));
         }
     }
 
@@ -90,7 +91,10 @@ fn run(width: usize) -> Result<()> {
     };
     manual_seed(c["init_seed"].as_u64().expect("seed"));
     let kwargs = vec![
-        ("num_classes".into(), Value::Int(c["num_classes"].as_i64().unwrap())),
+        (
+            "num_classes".into(),
+            Value::Int(c["num_classes"].as_i64().unwrap()),
+        ),
         ("width".into(), Value::Int(width as i64)),
     ];
     let mut model = build_model("cifar_resnet18", vec![], kwargs)?;
@@ -105,7 +109,11 @@ fn run(width: usize) -> Result<()> {
     );
     let labels: Vec<i64> = (0..n as i64).map(|i| i % 10).collect();
     let y = Tensor::from_slice(&labels, &[n])?;
-    let names: Vec<String> = model.named_parameters().into_iter().map(|(k, _)| k).collect();
+    let names: Vec<String> = model
+        .named_parameters()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
     let want_names: Vec<String> = r["parameters"]
         .as_array()
         .unwrap()
@@ -161,7 +169,11 @@ fn run(width: usize) -> Result<()> {
         judge.check("running_var norm", name, stat_norms[2 * i + 1], rv);
     }
     let param_norms = norms(&params)?;
-    for ((got, want), name) in param_norms.iter().zip(floats(&r["param_norms"])).zip(&names) {
+    for ((got, want), name) in param_norms
+        .iter()
+        .zip(floats(&r["param_norms"]))
+        .zip(&names)
+    {
         judge.check("final parameter norm", name, *got, want);
     }
     model.eval();

@@ -7,6 +7,7 @@ mod names;
 pub mod namespaces;
 pub mod optim_classes;
 mod types;
+pub mod vision;
 
 pub use classes::{classes_dts, classes_js, is_catalog};
 
