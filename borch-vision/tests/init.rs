@@ -1,7 +1,7 @@
 //! torchvision's ResNets after `manual_seed`, built through borch-vision's model catalog with the
 //! same keyword arguments, against tests/vision/resnet_init.json (written by
 //! tests/vision/resnet_cases.py from torchvision itself): state_dict keys in torchvision's order
-//! with their shapes and dtypes, and per parameter the first 8 values exactly and the sum and sum
+//! with their shapes and dtypes, the printed form, and per parameter the first 8 values exactly and the sum and sum
 //! of squares within 1e-6 relative.
 
 use borch_tensor::api::Value;
@@ -78,6 +78,12 @@ fn check(select: impl Fn(&str, &Json) -> bool) -> Result<(usize, f64)> {
             })
             .collect();
         assert_eq!(keys, want, "{what}: state_dict keys, shapes and dtypes");
+        // torchvision's ReLU(inplace=True) is borch's ReLU() (no in-place form).
+        let want_repr = case["repr"]
+            .as_str()
+            .expect("repr")
+            .replace("ReLU(inplace=True)", "ReLU()");
+        assert_eq!(model.repr(), want_repr, "{what}: printed form");
         let params = model.named_parameters();
         let stats = case["stats"].as_array().expect("stats");
         assert_eq!(params.len(), stats.len(), "{what}: parameters");

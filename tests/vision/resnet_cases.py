@@ -1,6 +1,6 @@
 """Freeze torchvision's ResNets after manual_seed into tests/vision/resnet_init.json: per model
 the state_dict keys (order, shape, dtype) and, per parameter, its sum and sum of squares (in
-float64) and its first 8 values. borch-vision/tests/init.rs builds the same models after the same
+float64) and its first 8 values, and the printed form (repr). borch-vision/tests/init.rs builds the same models after the same
 seed and compares (first values exactly, sums within 1e-6 relative).
 
 Run: python3 tests/vision/resnet_cases.py   (needs torch and torchvision; the Rust test reads
@@ -61,7 +61,7 @@ def entry(name, kwargs, seed):
                           "first": v.detach().reshape(-1)[:8].tolist()})
     return {"model": name, "kwargs": kwargs, "seed": seed,
             "parameters": sum(p.numel() for p in model.parameters()), "keys": keys,
-            "stats": stats}
+            "stats": stats, "repr": repr(model)}
 
 
 def main():
