@@ -3,6 +3,7 @@
 mod audit;
 mod bench_browser;
 mod bench_matmul;
+mod bench_resnet18;
 mod bench_train_mlp;
 mod build_js;
 mod build_py;
@@ -17,8 +18,10 @@ const USAGE: &str = "usage:
   cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
 [--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R] [--no-naive]
   cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]
+  cargo xtask bench resnet18 [--batches 16,32,64] [--eval-batches 1,16] [--modes eager] \
+[--warmup W] [--steps N] [--width 64] [--export-weights PATH]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
-[--steps N]
+[--steps N] [--cases matmul,train,infer,resnet18] [--width 64] [--resnet-steps 3]
   cargo xtask build-js [--no-pack]
   cargo xtask build-py";
 
@@ -34,6 +37,7 @@ fn main() -> ExitCode {
         ["demo", rest @ ..] => demo::run(rest),
         ["bench", "matmul", rest @ ..] => bench_matmul::run(rest),
         ["bench", "train-mlp", rest @ ..] => bench_train_mlp::run(rest),
+        ["bench", "resnet18", rest @ ..] => bench_resnet18::run(rest),
         ["bench", "browser", rest @ ..] => bench_browser::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
         ["build-py", rest @ ..] => build_py::run(rest),
