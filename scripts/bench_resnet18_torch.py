@@ -231,12 +231,12 @@ def main():
 
     if args.compare:
         print(f"\nborch ({args.compare}) against torch eager [{label}]:", flush=True)
-        print("| case | batch | borch mode | borch ms | dispatches | submits | torch ms | borch speed / torch | borch peak MiB | torch peak MiB | memory borch / torch |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        print("| case | batch | borch mode | borch ms | dispatches | submits | torch ms | borch speed / torch | borch peak MiB | torch peak MiB | memory borch / torch | loss borch, torch (first → last) |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for b in borch_results(args.compare):
             t = next((r for r in results if r["case"] == b["case"] and r["batch"] == b["batch"]), None)
             if t is None:
-                print(f"| {b['case']} | {b['batch']} | {b['mode']} | {b['ms']:.2f} | | | (no torch case) | | | | |")
+                print(f"| {b['case']} | {b['batch']} | {b['mode']} | {b['ms']:.2f} | | | (no torch case) | | | | | |")
                 continue
             if b.get("width", 64) != args.width:
                 raise SystemExit(f"{args.compare} measured width {b.get('width')}, not {args.width}")
@@ -245,9 +245,14 @@ def main():
             mem = f"{bp / tp:.2f}×" if bp and tp else ""
             bpm = f"{bp / 2**20:.1f}" if bp else ""
             tpm = f"{tp / 2**20:.1f}" if tp else ""
+            loss = ""
+            if "first_loss" in b and "first_loss" in t:
+                loss = (f"{b['first_loss']:.4f} → {b['last_loss']:.4f}, "
+                        f"{t['first_loss']:.4f} → {t['last_loss']:.4f}")
+            count = lambda v: f"{v:g}" if isinstance(v, (int, float)) else ""  # noqa: E731
             print(
-                f"| {b['case']} | {b['batch']} | {b['mode']} | {b['ms']:.2f} | {b.get('dispatches', '')} | "
-                f"{b.get('submits', '')} | {t['ms']:.2f} | {speed:.2f}× | {bpm} | {tpm} | {mem} |",
+                f"| {b['case']} | {b['batch']} | {b['mode']} | {b['ms']:.2f} | {count(b.get('dispatches'))} | "
+                f"{count(b.get('submits'))} | {t['ms']:.2f} | {speed:.2f}× | {bpm} | {tpm} | {mem} | {loss} |",
                 flush=True,
             )
             print(json.dumps({"bench": "resnet18", "impl": "ratio", "case": b["case"], "batch": b["batch"],

@@ -66,7 +66,9 @@ fn query(args: &[&str]) -> Result<(String, Option<u32>), String> {
             ));
         }
         if key == "width" {
-            width = value.parse().map_err(|_| format!("bad --width {value:?}"))?;
+            width = value
+                .parse()
+                .map_err(|_| format!("bad --width {value:?}"))?;
         }
         keys.push(format!("{key}={value}"));
     }
@@ -88,7 +90,10 @@ fn resnet_onnx(root: &Path, target: &Path, width: u32) -> Result<(), String> {
     let weights_str = weights.to_str().ok_or("a non-UTF-8 target path")?;
     crate::bench_resnet18::export_weights(weights_str, width as usize)
         .map_err(|e| format!("exporting borch's ResNet-18 weights: {e}"))?;
-    println!("writing {} (scripts/make_bench_resnet18_onnx.py)", onnx.display());
+    println!(
+        "writing {} (scripts/make_bench_resnet18_onnx.py)",
+        onnx.display()
+    );
     let status = Command::new("python3")
         .arg("scripts/make_bench_resnet18_onnx.py")
         .arg("--weights")

@@ -370,13 +370,19 @@ fn bench(o: &Args) -> Result<()> {
             if mode == Mode::Eager {
                 eager_logits = Some(t.last.clone());
             }
-            if !(diff <= 1e-4) {
+            if diff.is_nan() || diff > 1e-4 {
                 return Err(BorchError::Value(format!(
                     "eval b{batch} {}: logits differ from eager by {diff}",
                     mode.name()
                 )));
             }
-            print("eval", batch, mode, &strip(t), json!({"diff_vs_eager": diff}));
+            print(
+                "eval",
+                batch,
+                mode,
+                &strip(t),
+                json!({"diff_vs_eager": diff}),
+            );
         }
     }
     Ok(())
