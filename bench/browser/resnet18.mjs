@@ -49,7 +49,7 @@ async function values(borch, model) {
 }
 
 /** The network in TF.js ops, NHWC, its parameters tf.variables made from borch's values. */
-function tfResnet(tf, p, width, tag) {
+export function tfResnet(tf, p, width, tag) {
   const vars = {}; // borch's parameter name → tf.variable (convolutions as [kh, kw, in, out])
   const consts = {}; // running statistics
   const variable = (name) => {
