@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub(crate) struct Counters {
     pub dispatches: AtomicU64,
     pub submits: AtomicU64,
+    pub bind_groups_created: AtomicU64,
     pub live_buffers: AtomicU64,
     pub live_bytes: AtomicU64,
     /// The most `live_bytes` has been since the device opened or the last reset.

@@ -5,12 +5,19 @@ use crate::adapter::{AdapterInfo, DeviceOptions, PowerPreference, backends_from}
 use crate::batch::Batch;
 use crate::counters::{Counters, MemoryStats, PoolStats};
 use crate::error::{DeviceError, DeviceResult};
-use crate::kernel::{Binding, Kernel};
+use crate::kernel::{Binding, Kernel, bind_group};
 use crate::pool::{Pool, PooledBuffer, STORAGE_USAGE, bucket};
 use crate::readback::map_and_read;
+use crate::trace::{Active, BufferKind, Other, Trace, TraceOutcome};
 
 /// Dispatches recorded before the open batch is submitted without a readback.
 pub const MAX_DISPATCHES_PER_SUBMIT: u64 = 4096;
+
+/// A compiled kernel and its bind group layout (fetched once, not per dispatch).
+pub(crate) struct Pipeline {
+    pub pipeline: wgpu::ComputePipeline,
+    pub layout: wgpu::BindGroupLayout,
+}
 
 /// One WebGPU device with its pool, pipeline cache, open batch and counters. Cheap to clone.
 #[derive(Clone)]
@@ -25,7 +32,7 @@ struct Inner {
     limits: wgpu::Limits,
     pool: Arc<Mutex<Pool>>,
     counters: Arc<Counters>,
-    pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
+    pipelines: Mutex<HashMap<String, Arc<Pipeline>>>,
     batch: Mutex<Batch>,
     gpu_error: Arc<Mutex<Option<String>>>,
 }
@@ -123,8 +130,21 @@ impl Device {
     pub fn alloc(&self, bytes: u64) -> DeviceResult<PooledBuffer> {
         self.check_buffer_size(bytes)?;
         let size = bucket(bytes).min(self.max_buffer_bytes());
-        let reused = lock(&self.inner.pool).take(size);
+        let mut batch = lock(&self.inner.batch);
+        let expected = batch
+            .trace
+            .as_mut()
+            .and_then(|t| t.expected_buffer(BufferKind::Alloc, size));
+        let reused = {
+            let mut pool = lock(&self.inner.pool);
+            expected
+                .and_then(|b| pool.take_exact(size, &b, None))
+                .or_else(|| pool.take(size))
+        };
         let buffer = reused.unwrap_or_else(|| self.create_storage(size, false));
+        if let Some(t) = &mut batch.trace {
+            t.handed_out(BufferKind::Alloc, size, &buffer);
+        }
         Ok(self.wrap(buffer, size))
     }
 
@@ -135,10 +155,37 @@ impl Device {
         self.check_buffer_size(bytes.len() as u64)?;
         let size = bucket(bytes.len() as u64).min(self.max_buffer_bytes());
         let submits = Counters::get(&self.inner.counters.submits);
-        if let Some(buffer) = lock(&self.inner.pool).take_clean(size, submits) {
+        let mut batch = lock(&self.inner.batch);
+        let expected = batch
+            .trace
+            .as_mut()
+            .and_then(|t| t.expected_buffer(BufferKind::Upload, size));
+        let buffer = self.upload_buffer(bytes, size, submits, expected)?;
+        if let Some(t) = &mut batch.trace {
+            t.handed_out(BufferKind::Upload, size, &buffer);
+        }
+        Ok(self.wrap(buffer, size))
+    }
+
+    /// The buffer for an upload: the trace's `expected` one or another clean pooled buffer,
+    /// written with `queue.write_buffer`, or a new one written mapped.
+    fn upload_buffer(
+        &self,
+        bytes: &[u8],
+        size: u64,
+        submits: u64,
+        expected: Option<wgpu::Buffer>,
+    ) -> DeviceResult<wgpu::Buffer> {
+        let reused = {
+            let mut pool = lock(&self.inner.pool);
+            expected
+                .and_then(|b| pool.take_exact(size, &b, Some(submits)))
+                .or_else(|| pool.take_clean(size, submits))
+        };
+        if let Some(buffer) = reused {
             if bytes.len().is_multiple_of(4) {
                 self.inner.queue.write_buffer(&buffer, 0, bytes);
-                return Ok(self.wrap(buffer, size));
+                return Ok(buffer);
             }
             lock(&self.inner.pool).put(size, buffer, submits);
         }
@@ -150,7 +197,7 @@ impl Device {
             view.slice(..bytes.len()).copy_from_slice(bytes);
         }
         buffer.unmap();
-        Ok(self.wrap(buffer, size))
+        Ok(buffer)
     }
 
     fn create_storage(&self, size: u64, mapped_at_creation: bool) -> wgpu::Buffer {
@@ -178,7 +225,7 @@ impl Device {
         )
     }
 
-    fn pipeline(&self, kernel: &Kernel<'_>) -> Arc<wgpu::ComputePipeline> {
+    fn pipeline(&self, kernel: &Kernel<'_>) -> Arc<Pipeline> {
         if let Some(p) = lock(&self.inner.pipelines).get(kernel.key) {
             return p.clone();
         }
@@ -198,16 +245,19 @@ impl Device {
                     .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
             }
         };
-        let pipeline = Arc::new(self.inner.device.create_compute_pipeline(
-            &wgpu::ComputePipelineDescriptor {
-                label: Some(kernel.key),
-                layout: None,
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            },
-        ));
+        let pipeline =
+            self.inner
+                .device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(kernel.key),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some("main"),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+        let layout = pipeline.get_bind_group_layout(0);
+        let pipeline = Arc::new(Pipeline { pipeline, layout });
         lock(&self.inner.pipelines).insert(kernel.key.to_string(), pipeline.clone());
         pipeline
     }
@@ -229,46 +279,80 @@ impl Device {
         if workgroups.contains(&0) {
             return Ok(());
         }
-        let pipeline = self.pipeline(kernel);
         let device = &self.inner.device;
-        let align = u64::from(self.inner.limits.min_storage_buffer_offset_alignment);
-        let mut batch = lock(&self.inner.batch);
-        let (chunk, offset, size) = batch.push_params(device, params, align);
-        let layout = pipeline.get_bind_group_layout(0);
-        let mut entries = vec![wgpu::BindGroupEntry {
-            binding: 0,
-            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer: &batch.chunks[chunk].buffer,
-                offset,
-                size: wgpu::BufferSize::new(size),
-            }),
-        }];
-        for (i, b) in buffers.iter().enumerate() {
-            entries.push(wgpu::BindGroupEntry {
-                binding: i as u32 + 1,
-                resource: b.buffer.as_entire_binding(),
-            });
-        }
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(kernel.key),
-            layout: &layout,
-            entries: &entries,
+        let mut guard = lock(&self.inner.batch);
+        let batch = &mut *guard;
+        let mut created = 0;
+        let replayed = batch.trace.as_mut().and_then(|t| {
+            t.replay_dispatch(
+                device,
+                kernel.key,
+                workgroups,
+                params,
+                buffers,
+                &mut created,
+            )
         });
-        {
-            let encoder = batch.encoder(device);
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(kernel.key),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(workgroups[0], workgroups[1], workgroups[2]);
+        let (pipeline, group) = match replayed {
+            Some(hit) => hit,
+            None => {
+                let pipeline = self.pipeline(kernel);
+                let align = u64::from(self.inner.limits.min_storage_buffer_offset_alignment);
+                let traced = batch
+                    .trace
+                    .as_mut()
+                    .and_then(|t| t.record_params(device, params, align));
+                let group = match (traced, &mut batch.trace) {
+                    (Some(slot), Some(t)) => {
+                        let (chunk, offset, size) = slot;
+                        let at = (t.chunk_buffer(chunk), offset, size);
+                        let group = bind_group(device, &pipeline.layout, at, buffers);
+                        t.record_dispatch(
+                            kernel.key,
+                            &pipeline,
+                            workgroups,
+                            params.len(),
+                            slot,
+                            buffers,
+                            &group,
+                        );
+                        group
+                    }
+                    _ => {
+                        let (chunk, offset, size) = crate::batch::push_params(
+                            &mut batch.chunks,
+                            &mut batch.spare,
+                            device,
+                            params,
+                            align,
+                        );
+                        let at = (&batch.chunks[chunk].buffer, offset, size);
+                        bind_group(device, &pipeline.layout, at, buffers)
+                    }
+                };
+                created += 1;
+                (pipeline, group)
+            }
+        };
+        Counters::add(&self.inner.counters.bind_groups_created, created);
+        let same_pipeline = batch
+            .pass_pipeline
+            .as_ref()
+            .is_some_and(|p| Arc::ptr_eq(p, &pipeline));
+        let pass = batch.pass(device);
+        if !same_pipeline {
+            pass.set_pipeline(&pipeline.pipeline);
+        }
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(workgroups[0], workgroups[1], workgroups[2]);
+        if !same_pipeline {
+            batch.pass_pipeline = Some(pipeline);
         }
         batch.dispatches += 1;
         Counters::add(&self.inner.counters.dispatches, 1);
         // A loop that never reads back would otherwise grow one encoder (and the pool) forever.
         if batch.dispatches >= MAX_DISPATCHES_PER_SUBMIT {
-            self.submit_locked(&mut batch);
+            self.submit_locked(batch);
         }
         Ok(())
     }
@@ -286,6 +370,9 @@ impl Device {
             return;
         }
         let mut batch = lock(&self.inner.batch);
+        if let Some(t) = &mut batch.trace {
+            t.other(Other::Copy(len));
+        }
         batch
             .encoder(&self.inner.device)
             .copy_buffer_to_buffer(src, src_offset, dst, dst_offset, len);
@@ -353,6 +440,9 @@ impl Device {
         });
         {
             let mut batch = lock(&self.inner.batch);
+            if let Some(t) = &mut batch.trace {
+                t.other(Other::Readback(ranges.len()));
+            }
             let encoder = batch.encoder(&self.inner.device);
             for (&(src, offset, len), &start) in ranges.iter().zip(&starts) {
                 if len > 0 {
@@ -375,6 +465,50 @@ impl Device {
     /// Total dispatches recorded on this device.
     pub fn dispatches(&self) -> u64 {
         Counters::get(&self.inner.counters.dispatches)
+    }
+
+    /// Bind groups created so far (a replay that binds the recorded buffers creates none).
+    pub fn bind_groups_created(&self) -> u64 {
+        Counters::get(&self.inner.counters.bind_groups_created)
+    }
+
+    /// Start recording or replaying `trace` (recording when it holds no complete recording):
+    /// every alloc, upload, dispatch, copy and readback until `end_trace` is matched against it
+    /// (see `trace.rs`). Refused while another trace is active. One thread should issue work on
+    /// the device while a trace is active.
+    pub fn begin_trace(&self, trace: Trace) -> DeviceResult<()> {
+        let mut batch = lock(&self.inner.batch);
+        if batch.trace.is_some() {
+            return Err(DeviceError::Gpu(
+                "a trace is already being recorded or replayed on this device (compiled \
+                 functions do not nest)"
+                    .into(),
+            ));
+        }
+        batch.trace = Some(Active::begin(trace));
+        Ok(())
+    }
+
+    /// Whether a trace is active.
+    pub fn is_tracing(&self) -> bool {
+        lock(&self.inner.batch).trace.is_some()
+    }
+
+    /// End the active trace, submitting what the call left recorded (so that the next call may
+    /// rewrite the trace's parameters), and hand it back with how the call went. `None` when no
+    /// trace is active.
+    pub fn end_trace(&self) -> DeviceResult<Option<(Trace, TraceOutcome)>> {
+        let mut batch = lock(&self.inner.batch);
+        let Some(active) = batch.trace.as_ref() else {
+            return Ok(None);
+        };
+        if active.dirty() || batch.encoder.is_some() {
+            self.submit_locked(&mut batch);
+        }
+        let ended = batch.trace.take().map(Active::end);
+        drop(batch);
+        self.take_gpu_error()?;
+        Ok(ended)
     }
 
     /// Total submits to the queue.

@@ -27,3 +27,43 @@ pub fn grid_for(groups: u32, max_x: u32) -> [u32; 3] {
         [max_x, groups.div_ceil(max_x), 1]
     }
 }
+
+/// Most buffers a dispatch binds without a heap allocation for the bind group entries.
+const INLINE_BINDINGS: usize = 8;
+
+/// A bind group for `layout`: binding 0 the parameter slot `(buffer, offset, size)`, then
+/// `buffers` in order.
+pub(crate) fn bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    (params, offset, size): (&wgpu::Buffer, u64, u64),
+    buffers: &[Binding<'_>],
+) -> wgpu::BindGroup {
+    let params = wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+        buffer: params,
+        offset,
+        size: wgpu::BufferSize::new(size),
+    });
+    let entry = |i: usize| wgpu::BindGroupEntry {
+        binding: i as u32,
+        resource: match i {
+            0 => params.clone(),
+            _ => buffers[i - 1].buffer.as_entire_binding(),
+        },
+    };
+    let n = buffers.len() + 1;
+    let descriptor = |entries| wgpu::BindGroupDescriptor {
+        label: None,
+        layout,
+        entries,
+    };
+    if n <= INLINE_BINDINGS {
+        // Entries past `n` repeat binding 0 and are never passed.
+        let entries: [wgpu::BindGroupEntry<'_>; INLINE_BINDINGS] =
+            std::array::from_fn(|i| entry(if i < n { i } else { 0 }));
+        device.create_bind_group(&descriptor(&entries[..n]))
+    } else {
+        let entries: Vec<_> = (0..n).map(entry).collect();
+        device.create_bind_group(&descriptor(&entries))
+    }
+}

@@ -10,6 +10,7 @@ mod global;
 mod kernel;
 mod pool;
 mod readback;
+mod trace;
 
 pub use adapter::{AdapterInfo, DeviceOptions, PowerPreference};
 pub use counters::{MemoryStats, PoolStats};
@@ -18,4 +19,5 @@ pub use error::{DeviceError, DeviceResult};
 pub use global::{default_device, init, is_initialized};
 pub use kernel::{Binding, Kernel, WORKGROUP_SIZE, grid_for};
 pub use pool::{DEFAULT_POOL_BYTES, PooledBuffer, TRIM_AFTER_SUBMITS};
+pub use trace::{Trace, TraceOutcome};
 pub use wgpu;

@@ -89,6 +89,23 @@ impl Pool {
         self.taken(size, idle)
     }
 
+    /// The free buffer `wanted` itself (a trace's buffer, see `trace.rs`), when it is in the
+    /// pool: any, or with `clean_before` only one released before that submit count.
+    pub fn take_exact(
+        &mut self,
+        size: u64,
+        wanted: &wgpu::Buffer,
+        clean_before: Option<u64>,
+    ) -> Option<wgpu::Buffer> {
+        let class = self.free.get_mut(&size)?;
+        let at = class.iter().rposition(|i| &i.buffer == wanted)?;
+        if clean_before.is_some_and(|submits| class[at].epoch >= submits) {
+            return None;
+        }
+        let idle = class.remove(at);
+        self.taken(size, idle)
+    }
+
     /// Keep `buffer` (of `size` bytes, released at submit count `epoch`) for reuse, evicting the
     /// oldest buffers past the cap.
     pub fn put(&mut self, size: u64, buffer: wgpu::Buffer, epoch: u64) {

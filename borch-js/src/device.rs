@@ -243,6 +243,15 @@ pub fn dispatches() -> JsResult<f64> {
     Ok(default_device().js::<borch_tensor::Device>()?.dispatches() as f64)
 }
 
+/// Bind groups created on the default device so far (a replay of `compiled` that binds the
+/// recorded buffers creates none).
+#[wasm_bindgen(js_name = bindGroupsCreated)]
+pub fn bind_groups_created() -> JsResult<f64> {
+    Ok(default_device()
+        .js::<borch_tensor::Device>()?
+        .bind_groups_created() as f64)
+}
+
 /// Submits to the default device's queue so far.
 #[wasm_bindgen]
 pub fn submits() -> JsResult<f64> {

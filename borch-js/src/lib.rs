@@ -4,6 +4,7 @@
 mod autograd;
 mod bind;
 mod call;
+mod compiled;
 mod containers;
 mod convert;
 mod device;
@@ -29,7 +30,10 @@ pub use autograd::no_grad;
 pub use call::{
     call_function, call_function_async, call_functional, call_method, call_method_async,
 };
-pub use device::{dispatches, empty_cache, init, manual_seed, memory, pooled, probe, submits};
+pub use compiled::{JsCompiled, compiled};
+pub use device::{
+    bind_groups_created, dispatches, empty_cache, init, manual_seed, memory, pooled, probe, submits,
+};
 pub use errors::{IntoJs, JsResult, error_classes, kind_name, to_js, type_error};
 pub use function_namespaces::{FunctionNamespace, call_in, function_namespaces};
 pub use namespaces::{namespace_lists, namespaces};

@@ -18,6 +18,7 @@
 //! ```
 
 pub mod api;
+mod compiled;
 pub mod functional;
 pub mod init;
 mod layers;
@@ -27,6 +28,7 @@ mod repr;
 mod state_dict;
 pub mod utils;
 
+pub use compiled::{CompiledModule, compiled};
 pub use layers::*;
 pub use module::{AsModule, Module};
 pub use reduction::Reduction;

@@ -7,6 +7,7 @@ from ._bridge import DeviceError, ReleasedError, Size, dtype
 from ._grad import enable_grad, no_grad, scope, set_grad_enabled
 from ._tensor import Tensor
 from ._creation import tensor
+from ._compile import compile
 from . import autograd, cuda, nn, optim
 
 __version__ = "0.1.0"
@@ -20,6 +21,7 @@ bool = _bridge.bool_
 __all__ = [
     "DeviceError",
     "autograd",
+    "compile",
     "ReleasedError",
     "Size",
     "Tensor",

@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod autograd;
+mod compiled;
 mod dtype;
 mod error;
 pub mod format;
@@ -22,7 +23,8 @@ mod scope;
 pub mod size;
 mod tensor;
 
-pub use borch_device::{AdapterInfo, Device, DeviceOptions, default_device, init};
+pub use borch_device::{AdapterInfo, Device, DeviceOptions, TraceOutcome, default_device, init};
+pub use compiled::{Compiled, Traces, compiled, tensors_of};
 pub use dtype::DType;
 pub use error::{BorchError, ErrorKind, Result};
 pub use host::{Element, HostData, NdData};

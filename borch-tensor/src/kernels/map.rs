@@ -156,6 +156,27 @@ fn source(spec: &MapSpec<'_>, kinds: &[InKind], flat: bool) -> String {
     s
 }
 
+/// The pipeline key: one string written in place (this runs for every elementwise op).
+fn map_key(spec: &MapSpec<'_>, kinds: &[InKind], flat: bool) -> String {
+    let mut key = String::with_capacity(48 + spec.expr.len());
+    let _ = write!(
+        key,
+        "map|{}|{:?}|{}|{:?}|{}|[",
+        spec.expr, spec.compute, spec.result_bool, spec.out_dtype, flat
+    );
+    for (i, k) in kinds.iter().enumerate() {
+        let (tag, d) = match k {
+            InKind::Buffer(d) => ('b', d),
+            InKind::Alias(d) => ('a', d),
+            InKind::Scalar(d) => ('s', d),
+        };
+        let sep = if i == 0 { "" } else { ", " };
+        let _ = write!(key, "{sep}\"{tag}{}\"", d.name());
+    }
+    let _ = write!(key, "]|e{}", spec.extras.len());
+    key
+}
+
 /// Run an elementwise kernel; `srcs` broadcast against each other (and against the destination).
 pub(crate) fn map(spec: &MapSpec<'_>, srcs: &[Operand], dest: Dest<'_>) -> Result<Tensor> {
     let device = match srcs.iter().find_map(|s| match s {
@@ -238,22 +259,7 @@ pub(crate) fn map(spec: &MapSpec<'_>, srcs: &[Operand], dest: Dest<'_>) -> Resul
             }
         }
     }
-    let key = format!(
-        "map|{}|{:?}|{}|{:?}|{}|{:?}",
-        spec.expr,
-        spec.compute,
-        spec.result_bool,
-        spec.out_dtype,
-        flat,
-        kinds
-            .iter()
-            .map(|k| match k {
-                InKind::Buffer(d) => format!("b{}", d.name()),
-                InKind::Alias(d) => format!("a{}", d.name()),
-                InKind::Scalar(d) => format!("s{}", d.name()),
-            })
-            .collect::<Vec<_>>()
-    ) + &format!("|e{}", spec.extras.len());
+    let key = map_key(spec, &kinds, flat);
     let make_source = || source(spec, &kinds, flat);
     let kernel = Kernel {
         key: &key,

@@ -260,4 +260,26 @@ raises("TransformerEncoder(nn.Linear)", NotImplementedError,
        "TransformerEncoder(encoder_layer=...): borch takes a TransformerEncoderLayer, not Linear",
        lambda: nn.TransformerEncoder(nn.Linear(2, 2), 2))
 
+# torch.compile(model_or_fn) is borch-ts's compiled(...): replays equal eager bit for bit.
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+inp = torch.randn(3, 4)
+fast_net = torch.compile(net)
+want = net(inp).tolist()
+check("torch.compile(model)(x) equals model(x), call after call",
+      all(fast_net(inp).tolist() == want for _ in range(3)))
+check("torch.compile(model).forward", fast_net.forward(inp).tolist() == want)
+check("torch.compile(model) replays", fast_net._js.replays() >= 2)
+check("torch.compile(model) keeps the module's attributes", len(fast_net.parameters()) == 4)
+check("torch.compile(model) takes a new shape", fast_net(torch.randn(5, 4)).shape == (5, 2))
+
+
+def squares(t, u):
+    return (t * u).relu().sum(dim=1)
+
+
+fast_squares = torch.compile(squares, mode="reduce-overhead")
+check("torch.compile(fn)", fast_squares(inp, inp).tolist() == squares(inp, inp).tolist()
+      and fast_squares(inp, inp).tolist() == squares(inp, inp).tolist())
+
 print(f"python api: {checks} checks passed")

@@ -202,6 +202,26 @@ export function submits() {
   return wasm.submits();
 }
 
+export function bindGroupsCreated() {
+  ready('bindGroupsCreated');
+  return wasm.bindGroupsCreated();
+}
+
+/** upstream's `compiled(fn)` / `compiled(module)`: a function (also reachable as `.forward`)
+ * whose device work is recorded on the first call per input shapes and replayed later. */
+export function compiled(target) {
+  ready('compiled');
+  const core = wasm.compiledCore(target);
+  const call = (...args) => core.call(args);
+  return Object.assign(call, {
+    forward: call,
+    module: target,
+    replays: () => core.replays(),
+    recordings: () => core.recordings(),
+    divergences: () => core.divergences(),
+  });
+}
+
 export const Scope = classes.Scope;
 
 /** Run `callback(scope)` in a memory scope; tensors made inside are released when it settles. */
@@ -413,4 +433,29 @@ export declare function manualSeed(seed: number | bigint): void;
 export declare function dispatches(): number;
 /** Submits to the default device's queue so far. */
 export declare function submits(): number;
+/** Bind groups created on the default device so far (a `compiled` replay that binds the
+ * recorded buffers creates none). */
+export declare function bindGroupsCreated(): number;
+/** What `compiled(...)` returns: callable like the function (or the module's `forward`). */
+export type CompiledFunction<F extends (...args: any[]) => any> = F & {
+  /** The same call (for a compiled module: `c.forward(x)` as `model.forward(x)`). */
+  forward: F;
+  /** The function or module given to `compiled`. */
+  module: unknown;
+  /** Calls that replayed a recording completely. */
+  replays(): number;
+  /** Calls that recorded a trace (the first per input shapes, and after too many cut slots). */
+  recordings(): number;
+  /** Calls whose device work stopped matching the recording (eager from there, recorded anew). */
+  divergences(): number;
+};
+/** upstream's `compiled(fn)`: the first call per input shapes (and dtypes, requiresGrad, grad
+ * mode) records the device work; later calls run the same JavaScript but replay it, reusing
+ * buffers and bind groups — results equal eager bit for bit. Only the synchronous part of an
+ * async function is recorded (work after its first `await` runs eagerly). */
+export declare function compiled<F extends (...args: any[]) => any>(fn: F): CompiledFunction<F>;
+/** upstream's `compiled(model)`: the module's `forward`, recorded and replayed. */
+export declare function compiled<M extends { forward: (...args: any[]) => any }>(
+  module: M,
+): CompiledFunction<M['forward']>;
 "#;
