@@ -11,6 +11,7 @@ mod device;
 mod errors;
 mod function_namespaces;
 mod handles;
+mod intrinsic;
 mod js;
 mod lambda;
 mod modules;
@@ -36,6 +37,7 @@ pub use device::{
 };
 pub use errors::{IntoJs, JsResult, error_classes, kind_name, to_js, type_error};
 pub use function_namespaces::{FunctionNamespace, call_in, function_namespaces};
+pub use intrinsic::intrinsic_classes;
 pub use namespaces::{namespace_lists, namespaces};
 pub use scope::{JsScope, keep_alive, scope};
 pub use selftest::{kernel_sources, self_test};

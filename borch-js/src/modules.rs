@@ -155,6 +155,17 @@ impl Node {
         named: Vec<(String, JsValue)>,
         make: impl Fn(Vec<(String, Box<dyn Module>)>) -> Box<dyn Module>,
     ) -> JsResult<Node> {
+        Node::container_with(kind, named, make(Vec::new()), |m| Ok(make(m)))
+    }
+
+    /// [`Node::container`] whose module `make` builds from the moved modules and may refuse
+    /// (`nn.intrinsic`'s classes, checked before); `placeholder` holds the place meanwhile.
+    pub fn container_with(
+        kind: &str,
+        named: Vec<(String, JsValue)>,
+        placeholder: Box<dyn Module>,
+        make: impl FnOnce(Vec<(String, Box<dyn Module>)>) -> Result<Box<dyn Module>>,
+    ) -> JsResult<Node> {
         let mut places: Vec<(String, Rc<RefCell<Place>>)> = Vec::new();
         for (i, (name, v)) in named.into_iter().enumerate() {
             let place = module_place(&v).ok_or_else(|| {
@@ -172,7 +183,7 @@ impl Node {
             }
             places.push((name, place));
         }
-        let container = Rc::new(RefCell::new(Place::Own(make(Vec::new()))));
+        let container = Rc::new(RefCell::new(Place::Own(placeholder)));
         let mut modules = Vec::new();
         for (name, place) in places {
             let moved = Place::In {
@@ -183,7 +194,7 @@ impl Node {
                 modules.push((name, m));
             }
         }
-        *container.borrow_mut() = Place::Own(make(modules));
+        *container.borrow_mut() = Place::Own(make(modules).map_err(to_js)?);
         Ok(Node::register(container))
     }
 

@@ -21,6 +21,7 @@ pub mod api;
 mod compiled;
 pub mod functional;
 pub mod init;
+pub mod intrinsic;
 mod layers;
 mod module;
 mod reduction;

@@ -22,6 +22,8 @@ pub trait AsModule {
     fn as_module_mut(&mut self) -> &mut dyn Module;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// The boxed module as `Box<dyn Any>`, to take a child back as its type.
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
 
 impl<T: Module + 'static> AsModule for T {
@@ -35,6 +37,9 @@ impl<T: Module + 'static> AsModule for T {
         self
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
         self
     }
 }
@@ -96,6 +101,30 @@ pub trait Module: AsModule {
     /// The direct submodules, mutably (for `train`).
     fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
         Vec::new()
+    }
+
+    /// Replace the direct child `name` by `module` and return the one it replaces (Python's
+    /// `setattr(parent, name, module)` as `torch.ao.quantization.fuse_modules` uses it). The
+    /// containers (Sequential, ModuleList, ModuleDict) can; a module whose children are typed
+    /// fields cannot, and says so (give it a [`Module::fuse_for_eval`] instead).
+    fn replace_child(&mut self, name: &str, module: Box<dyn Module>) -> Result<Box<dyn Module>> {
+        let _ = module;
+        Err(BorchError::NotImplemented(format!(
+            "{}: its child '{name}' is a typed field and cannot be replaced by another module",
+            self.name()
+        )))
+    }
+
+    /// borch's eval-mode fusion hook (`borch_nn::utils::fusion::fuse_for_eval`): fold this
+    /// module's Conv-BN(-Add)(-ReLU) patterns into fused forwards. The default recurses into
+    /// the children; `Sequential` fuses runs of its children (`nn.intrinsic` modules, as
+    /// `fuse_modules` would); a module with a forward of its own (a ResNet block) overrides it
+    /// and switches its eval forward to `borch_nn::intrinsic::conv_bn2d_forward`.
+    fn fuse_for_eval(&mut self) -> Result<()> {
+        for (_, child) in self.named_children_mut() {
+            child.fuse_for_eval()?;
+        }
+        Ok(())
     }
 
     /// torch's `training` flag of this module alone.
@@ -326,11 +355,11 @@ macro_rules! training_flag {
 #[macro_export]
 macro_rules! child_fields {
     ($($field:ident),+ $(,)?) => {
-        fn named_children(&self) -> Vec<(String, &dyn $crate::module::Module)> {
-            vec![$((stringify!($field).into(), &self.$field as &dyn $crate::module::Module)),+]
+        fn named_children(&self) -> Vec<(String, &dyn $crate::Module)> {
+            vec![$((stringify!($field).into(), &self.$field as &dyn $crate::Module)),+]
         }
-        fn named_children_mut(&mut self) -> Vec<(String, &mut dyn $crate::module::Module)> {
-            vec![$((stringify!($field).into(), &mut self.$field as &mut dyn $crate::module::Module)),+]
+        fn named_children_mut(&mut self) -> Vec<(String, &mut dyn $crate::Module)> {
+            vec![$((stringify!($field).into(), &mut self.$field as &mut dyn $crate::Module)),+]
         }
     };
 }

@@ -9,6 +9,7 @@ from ._tensor import Tensor
 from ._creation import tensor
 from ._compile import compile
 from . import autograd, cuda, nn, optim
+from . import ao
 
 __version__ = "0.1.0"
 
@@ -20,6 +21,7 @@ bool = _bridge.bool_
 
 __all__ = [
     "DeviceError",
+    "ao",
     "autograd",
     "compile",
     "ReleasedError",

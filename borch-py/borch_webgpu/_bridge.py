@@ -165,7 +165,9 @@ def attribute(owner, js_obj, name, what):
         )
     value = getattr(js_obj, js_name)
     if callable(value) and not is_tensor(value):
-        return forwarder(value)
+        forward = forwarder(value)
+        forward.__name__ = name  # torch's: torch.add.__name__ is 'add'
+        return forward
     return from_js(value)
 
 

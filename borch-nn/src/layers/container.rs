@@ -52,6 +52,21 @@ fn set(items: &mut Vec<(String, Box<dyn Module>)>, name: String, module: Box<dyn
     }
 }
 
+/// Replace the child `name` of a container's items, returning the one replaced.
+fn replace(
+    items: &mut [(String, Box<dyn Module>)],
+    kind: &str,
+    name: &str,
+    module: Box<dyn Module>,
+) -> Result<Box<dyn Module>> {
+    match items.iter_mut().find(|(n, _)| n == name) {
+        Some(entry) => Ok(std::mem::replace(&mut entry.1, module)),
+        None => Err(BorchError::Runtime(format!(
+            "'{kind}' object has no attribute '{name}'"
+        ))),
+    }
+}
+
 /// torch's `nn.Sequential`: modules applied in order; children named `0`, `1`, … or by the
 /// names given.
 pub struct Sequential {
@@ -152,6 +167,15 @@ impl Module for Sequential {
     fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
         children_of_mut(&mut self.modules)
     }
+    fn replace_child(&mut self, name: &str, module: Box<dyn Module>) -> Result<Box<dyn Module>> {
+        replace(&mut self.modules, "Sequential", name, module)
+    }
+    /// Runs of children that `nn.intrinsic` fuses (Conv-BN-ReLU, Conv-BN, Conv-ReLU,
+    /// Linear-BN, Linear-ReLU, ConvTranspose-BN, ConvBn*/ConvBnReLU*) fused as
+    /// `fuse_modules` would, then every child's own patterns.
+    fn fuse_for_eval(&mut self) -> Result<()> {
+        crate::utils::fusion::fuse_sequence(self)
+    }
     training_flag!();
 }
 
@@ -228,6 +252,9 @@ impl Module for ModuleList {
     }
     fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
         children_of_mut(&mut self.modules)
+    }
+    fn replace_child(&mut self, name: &str, module: Box<dyn Module>) -> Result<Box<dyn Module>> {
+        replace(&mut self.modules, "ModuleList", name, module)
     }
     /// torch's `ModuleList.__repr__`: runs of modules with the same repr are shown once, as
     /// `(0-1): 2 x Linear(...)`.
@@ -330,6 +357,9 @@ impl Module for ModuleDict {
     }
     fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
         children_of_mut(&mut self.modules)
+    }
+    fn replace_child(&mut self, name: &str, module: Box<dyn Module>) -> Result<Box<dyn Module>> {
+        replace(&mut self.modules, "ModuleDict", name, module)
     }
     training_flag!();
 }

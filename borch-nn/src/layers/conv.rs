@@ -234,6 +234,37 @@ macro_rules! conv_layer {
             pub fn reset_parameters(&self) -> Result<()> {
                 reset_conv(&self.weight, self.bias.as_ref())
             }
+
+            /// The input this layer convolves (padded by `F.pad` for a `padding_mode` other
+            /// than `'zeros'`) and the padding left for the convolution itself.
+            pub fn padded_input(&self, input: &Tensor) -> Result<(Tensor, Padding)> {
+                mode_padded(
+                    input,
+                    &self.padding_mode,
+                    &self.padding,
+                    &self.kernel_size,
+                    &self.dilation,
+                )
+            }
+
+            /// A copy of this layer (options and training flag) holding `weight` and `bias`
+            /// instead of its own: what `copy.deepcopy(conv)` then setting `.weight` / `.bias`
+            /// gives (`nn.utils.fusion.fuse_conv_bn_eval`). Draws nothing.
+            pub fn with_parameters(&self, weight: Tensor, bias: Option<Tensor>) -> $name {
+                $name {
+                    in_channels: self.in_channels,
+                    out_channels: self.out_channels,
+                    kernel_size: self.kernel_size.clone(),
+                    stride: self.stride.clone(),
+                    padding: self.padding.clone(),
+                    dilation: self.dilation.clone(),
+                    groups: self.groups,
+                    padding_mode: self.padding_mode.clone(),
+                    weight,
+                    bias,
+                    training: self.training,
+                }
+            }
         }
 
         impl Module for $name {

@@ -183,6 +183,25 @@ macro_rules! conv_transpose_layer {
                 reset_conv(&self.weight, self.bias.as_ref())
             }
 
+            /// A copy of this layer (options and training flag) holding `weight` and `bias`
+            /// instead of its own (`nn.utils.fusion.fuse_conv_bn_eval(..., transpose=True)`).
+            pub fn with_parameters(&self, weight: Tensor, bias: Option<Tensor>) -> $name {
+                $name {
+                    in_channels: self.in_channels,
+                    out_channels: self.out_channels,
+                    kernel_size: self.kernel_size.clone(),
+                    stride: self.stride.clone(),
+                    padding: self.padding.clone(),
+                    output_padding: self.output_padding.clone(),
+                    groups: self.groups,
+                    dilation: self.dilation.clone(),
+                    padding_mode: self.padding_mode.clone(),
+                    weight,
+                    bias,
+                    training: self.training,
+                }
+            }
+
             /// torch's `forward(input, output_size)`: the output padding that gives
             /// `output_size` (its spatial sizes, or all of the output's), within torch's range.
             pub fn forward_with_output_size(

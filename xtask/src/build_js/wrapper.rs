@@ -62,9 +62,10 @@ fn namespaces_js() -> String {
     let (nn, _, _) = groups();
     format!(
         "\n// The classes of borch_js::namespace_lists, grouped as torch's modules.\n\
-         export const nn = Object.freeze({{\n{}  functional,\n{}}});\n",
+         export const nn = Object.freeze({{\n{}  functional,\n{}  intrinsic: {},\n}});\n",
         members(&nn, "  ", "classes.{}", ","),
         js_api::namespaces::nested_members("nn", false),
+        js_api::INTRINSIC_OBJECT,
     ) + &js_api::optim_classes::namespace_js()
 }
 
@@ -72,9 +73,10 @@ fn namespaces_dts() -> String {
     let (nn, _, _) = groups();
     format!(
         "\nimport type * as glue from './borch_js.js';\n\
-         export declare const nn: {{\n{}  readonly functional: Functional;\n{}}};\n",
+         export declare const nn: {{\n{}  readonly functional: Functional;\n{}{}}};\n",
         members(&nn, "  readonly ", "typeof glue.{}", ";"),
         js_api::namespaces::nested_members("nn", true),
+        js_api::intrinsic_member_dts(),
     ) + &js_api::optim_classes::namespace_dts()
 }
 
@@ -291,6 +293,13 @@ function buildModule(target, name, args) {
 function buildStack(target, name, args) {
   ready(name);
   return Object.setPrototypeOf(wasm.newStack(name, args), target.prototype);
+}
+
+// `new nn.intrinsic.ConvReLU2d(conv, relu)`: the modules move into the fused module (as into a
+// Sequential), which the core checks and builds.
+function buildFused(target, name, args) {
+  ready(name);
+  return Object.setPrototypeOf(wasm.newFused(name, args), target.prototype);
 }
 
 "#;

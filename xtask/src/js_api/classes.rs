@@ -29,6 +29,23 @@ fn stack_line(c: &StackClass) -> String {
     )
 }
 
+/// A class of `nn.intrinsic` (`ConvReLU2d`): one call, `buildFused`.
+fn fused_line(name: &str) -> String {
+    format!(
+        "class {name} extends Module {{ constructor(...args) {{ return buildFused(new.target, {name:?}, args); }} }}"
+    )
+}
+
+/// The `nn.intrinsic` object of index.js (the package's `nn` nests it).
+pub const INTRINSIC_OBJECT: &str = "ns_nn_intrinsic";
+
+fn intrinsic_object_line() -> String {
+    format!(
+        "const {INTRINSIC_OBJECT} = Object.freeze({{ {} }});",
+        borch_js::intrinsic_classes().join(", ")
+    )
+}
+
 /// `Object.assign(Transformer, ns_nn_Transformer);`: a class's static methods, from the function
 /// namespace `nn.<Class>`.
 fn statics_line(class: &str, object: &str) -> String {
@@ -36,7 +53,8 @@ fn statics_line(class: &str, object: &str) -> String {
 }
 
 fn adopt_line() -> String {
-    let names: Vec<&str> = borch_nn::api::modules::stacks::class_names();
+    let mut names: Vec<&str> = borch_nn::api::modules::stacks::class_names();
+    names.extend(borch_js::intrinsic_classes());
     format!(
         "adopt(Module, (m) => ({{ {} }})[m.className]?.prototype);",
         names.join(", ")
@@ -53,6 +71,10 @@ pub fn classes_js() -> String {
     for c in stack_classes() {
         writeln!(out, "{}", stack_line(c)).unwrap();
     }
+    for name in borch_js::intrinsic_classes() {
+        writeln!(out, "{}", fused_line(name)).unwrap();
+    }
+    writeln!(out, "{}", intrinsic_object_line()).unwrap();
     for (class, object, _) in super::namespaces::class_statics() {
         writeln!(out, "{}", statics_line(class, &object)).unwrap();
     }
@@ -65,14 +87,24 @@ pub fn is_forwarding(line: &str) -> bool {
         && (line.contains(
             " extends Module { constructor(...args) { return buildModule(new.target, \"",
         ) || line
-            .contains(" extends Module { constructor(...args) { return buildStack(new.target, \""))
+            .contains(" extends Module { constructor(...args) { return buildStack(new.target, \"")
+            || line.contains(
+                " extends Module { constructor(...args) { return buildFused(new.target, \"",
+            ))
         && line.ends_with("\", args); } }");
+    let intrinsic = line == intrinsic_object_line();
     let statics = super::namespaces::class_statics()
         .iter()
         .any(|(class, object, _)| line == statics_line(class, object));
     let adopt = line.starts_with("adopt(Module, (m) => ({ ")
         && line.ends_with(" })[m.className]?.prototype);");
-    class || statics || adopt || line == OPEN || line.is_empty() || line.starts_with("// ")
+    class
+        || statics
+        || adopt
+        || intrinsic
+        || line == OPEN
+        || line.is_empty()
+        || line.starts_with("// ")
 }
 
 /// The declarations: `declare namespace catalog { export class Linear { constructor(…); } }` with
@@ -116,7 +148,43 @@ pub fn classes_dts() -> String {
     for c in stack_classes() {
         out += &stack_dts(c);
     }
-    out + "}\n"
+    out + &intrinsic_dts() + "}\n"
+}
+
+/// `nn.intrinsic`'s classes: constructed from modules (ConvAdd2d's `add` is borch-ts's `add`).
+fn intrinsic_dts() -> String {
+    let mut out = String::new();
+    for c in borch_nn::intrinsic::fused_classes() {
+        let mut params: Vec<String> = c
+            .modules
+            .iter()
+            .map(|m| format!("{}: {MODULE_ARG}", super::camel(m)))
+            .collect();
+        for &(f, at) in c.functions {
+            params.insert(at, format!("{f}: (...args: never[]) => unknown"));
+        }
+        let torch: Vec<&str> = c.modules.to_vec();
+        writeln!(
+            out,
+            "  /** torch.ao.nn.intrinsic.{}({}) */\n  export class {} {{\n    constructor({});\n  }}",
+            c.name,
+            torch.join(", "),
+            c.name,
+            params.join(", ")
+        )
+        .unwrap();
+        writeln!(out, "  export interface {} extends ModuleBase {{}}", c.name).unwrap();
+    }
+    out
+}
+
+/// `readonly intrinsic: { … }`: the `nn.intrinsic` member of the `nn` declaration.
+pub fn intrinsic_member_dts() -> String {
+    let members: Vec<String> = borch_js::intrinsic_classes()
+        .iter()
+        .map(|c| format!("readonly {c}: typeof catalog.{c}"))
+        .collect();
+    format!("  readonly intrinsic: {{ {} }};\n", members.join("; "))
 }
 
 /// What a module parameter accepts: any borch-ts module (as `Sequential` takes them).
@@ -204,8 +272,12 @@ mod tests {
         ));
         assert_eq!(
             js.lines().filter(|l| l.starts_with("class ")).count(),
-            modules::classes().len() + stack_classes().len()
+            modules::classes().len() + stack_classes().len() + borch_js::intrinsic_classes().len()
         );
+        assert!(js.contains(
+            "class ConvReLU2d extends Module { constructor(...args) { return buildFused(new.target, \"ConvReLU2d\", args); } }"
+        ));
+        assert!(js.contains("const ns_nn_intrinsic = Object.freeze({ ConvReLU1d, ConvReLU2d, "));
         assert!(!is_forwarding(
             "class Linear extends Module { constructor(...args) { return 1 + buildModule(new.target, \"Linear\", args); } }x"
         ));

@@ -8,7 +8,7 @@ pub mod namespaces;
 pub mod optim_classes;
 mod types;
 
-pub use classes::{classes_dts, classes_js, is_catalog};
+pub use classes::{INTRINSIC_OBJECT, classes_dts, classes_js, intrinsic_member_dts, is_catalog};
 
 pub use names::camel;
 
