@@ -246,7 +246,7 @@ def main():
             bpm = f"{bp / 2**20:.1f}" if bp else ""
             tpm = f"{tp / 2**20:.1f}" if tp else ""
             loss = ""
-            if "first_loss" in b and "first_loss" in t:
+            if "first_loss" in b and "first_loss" in t and b["mode"] == "eager":
                 loss = (f"{b['first_loss']:.4f} → {b['last_loss']:.4f}, "
                         f"{t['first_loss']:.4f} → {t['last_loss']:.4f}")
             count = lambda v: f"{v:g}" if isinstance(v, (int, float)) else ""  # noqa: E731

@@ -190,7 +190,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let eager = measure("eager", &o, &x, &mut |x| chain(x).map_err(err))?;
     let mut fast = compiled(move |xs: &[Tensor]| chain(&xs[0]).map(|y| vec![y]));
     let replay = measure("compiled", &o, &x, &mut |x| {
-        let mut out = fast.call(&[x.clone()]).map_err(err)?;
+        let mut out = fast.call(std::slice::from_ref(x)).map_err(err)?;
         out.pop().ok_or_else(|| "no output".to_string())
     })?;
     println!(

@@ -17,14 +17,17 @@
 //! seed-0 model's state_dict (PATH: JSON manifest, PATH.bin: float32) with a check input and its
 //! eval logits, for `scripts/make_bench_resnet18_onnx.py`.
 
+use std::cell::Cell;
+use std::rc::Rc;
 use std::time::Instant;
 
 use borch_autograd::{Backward, no_grad};
+use borch_nn::utils::fusion::fuse_for_eval;
 use borch_nn::{Module, Reduction, functional as F};
 use borch_optim::{Optimizer, SGD, SgdOptions};
 use borch_tensor::{
-    BorchError, DType, Result, Tensor, default_device, keep_alive, manual_seed, randint, randn,
-    scope,
+    BorchError, DType, Result, Tensor, compiled, default_device, keep_alive, manual_seed, randint,
+    randn, scope,
 };
 use serde_json::{Value, json};
 
@@ -62,10 +65,10 @@ impl Mode {
                 "unknown mode {s:?} (eager, compiled, fused+compiled)"
             ))
     }
-    /// Whether this build can run the mode. SWITCH POINT: set `compiled` / `fused+compiled`
-    /// to true once `train_call` / `eval_call` below are wired.
+    /// Whether this build can run the mode (all three since the merges of `compiled` and
+    /// `intrinsic`).
     fn wired(self) -> bool {
-        matches!(self, Mode::Eager)
+        true
     }
 }
 
@@ -146,58 +149,109 @@ fn median(v: &[f64]) -> f64 {
     s[s.len() / 2]
 }
 
-/// One training step's runner in `mode`: each call returns the loss read back.
-/// SWITCH POINT (compiled): wrap the eager step in `compiled(fn)` (branch `compiled`:
-/// `let mut fast = borch_tensor::compiled(move |xs: &[Tensor]| ...)`, then per call
-/// `fast.call(&[x.clone(), y.clone()])` and the loss read back), and add the mode to `wired`.
+/// A case's calls, and for a compiled mode its trace counters after the latest call
+/// (recordings, replays, divergences).
+struct Runner<'a, T> {
+    call: Box<dyn FnMut() -> Result<T> + 'a>,
+    traces: Rc<Cell<Option<[u64; 3]>>>,
+}
+
+impl<'a, T: 'a> Runner<'a, T> {
+    fn eager(call: impl FnMut() -> Result<T> + 'a) -> Runner<'a, T> {
+        Runner {
+            call: Box::new(call),
+            traces: Rc::default(),
+        }
+    }
+
+    /// `f` (over `inputs`) through `borch_tensor::compiled`: recorded on the first call,
+    /// replayed after.
+    fn compiled(
+        inputs: Vec<Tensor>,
+        mut f: impl FnMut(&[Tensor]) -> Result<T> + 'a,
+        grad: bool,
+    ) -> Runner<'a, T> {
+        let traces: Rc<Cell<Option<[u64; 3]>>> = Rc::default();
+        let seen = traces.clone();
+        let mut fast = compiled(move |xs: &[Tensor]| f(xs));
+        let call = move || {
+            let out = if grad {
+                fast.call(&inputs)
+            } else {
+                no_grad(|| fast.call(&inputs))
+            };
+            seen.set(Some([
+                fast.recordings(),
+                fast.replays(),
+                fast.divergences(),
+            ]));
+            out
+        };
+        Runner {
+            call: Box::new(call),
+            traces,
+        }
+    }
+}
+
+/// One training step: zero_grad, forward, cross_entropy, backward, SGD step, the loss read back.
+fn train_step(model: &dyn Module, opt: &mut SGD, x: &Tensor, y: &Tensor) -> Result<f64> {
+    scope(|_| {
+        opt.zero_grad(true)?;
+        let logits = model.forward(x)?;
+        let loss = F::cross_entropy(&logits, y, None, -100, Reduction::Mean, 0.0)?;
+        loss.backward()?;
+        opt.step()?;
+        Ok(loss.item_blocking()?.to_f64())
+    })
+}
+
+/// One training step's runner in `mode` (`eager`, or the whole step in `compiled(fn)`).
 fn train_call<'a>(
     mode: Mode,
     model: &'a dyn Module,
     opt: &'a mut SGD,
     x: &'a Tensor,
     y: &'a Tensor,
-) -> Result<Box<dyn FnMut() -> Result<f64> + 'a>> {
-    let step = move || {
-        scope(|_| {
-            opt.zero_grad(true)?;
-            let logits = model.forward(x)?;
-            let loss = F::cross_entropy(&logits, y, None, -100, Reduction::Mean, 0.0)?;
-            loss.backward()?;
-            opt.step()?;
-            Ok(loss.item_blocking()?.to_f64())
-        })
-    };
+) -> Result<Runner<'a, f64>> {
     match mode {
-        Mode::Eager => Ok(Box::new(step)),
-        other => Err(unwired(other)),
+        Mode::Eager => Ok(Runner::eager(move || train_step(model, opt, x, y))),
+        Mode::Compiled => Ok(Runner::compiled(
+            vec![x.clone(), y.clone()],
+            move |xs: &[Tensor]| train_step(model, opt, &xs[0], &xs[1]),
+            true,
+        )),
+        Mode::FusedCompiled => Err(unwired(mode)),
     }
 }
 
-/// One eval forward's runner in `mode`: each call returns the logits read back. `model` is the
-/// fused copy for `fused+compiled` (see `fused_copy`).
-/// SWITCH POINTS: `compiled` wraps the forward in `compiled(model)` / `compiled(fn)` (branch
-/// `compiled`); `fused+compiled` compiles the forward of the fused copy the same way.
-fn eval_call<'a>(
-    mode: Mode,
-    model: &'a dyn Module,
-    x: &'a Tensor,
-) -> Result<Box<dyn FnMut() -> Result<Vec<f32>> + 'a>> {
-    let forward = move || scope(|_| no_grad(|| model.forward(x))?.to_vec_blocking::<f32>());
+/// One eval forward under no_grad, the logits read back.
+fn eval_forward(model: &dyn Module, x: &Tensor) -> Result<Vec<f32>> {
+    scope(|_| no_grad(|| model.forward(x))?.to_vec_blocking::<f32>())
+}
+
+/// One eval forward's runner in `mode`: `eager`, or the forward in `compiled(fn)` (the logits'
+/// readback inside the compiled call); `model` is the fused copy for `fused+compiled`
+/// (see `fused_copy`).
+fn eval_call<'a>(mode: Mode, model: &'a dyn Module, x: &'a Tensor) -> Result<Runner<'a, Vec<f32>>> {
     match mode {
-        Mode::Eager => Ok(Box::new(forward)),
-        other => Err(unwired(other)),
+        Mode::Eager => Ok(Runner::eager(move || eval_forward(model, x))),
+        Mode::Compiled | Mode::FusedCompiled => Ok(Runner::compiled(
+            vec![x.clone()],
+            move |xs: &[Tensor]| eval_forward(model, &xs[0]),
+            false,
+        )),
     }
 }
 
 /// The eval model for `fused+compiled`: a fresh network with `model`'s state_dict, in eval mode,
-/// its Conv-BN(-Add)(-ReLU) patterns fused.
-/// SWITCH POINT (fused): replace the error with `borch_nn::utils::fusion::fuse_for_eval(
-/// fused.as_mut())?` (branch `intrinsic`).
+/// its Conv-BN(-Add)(-ReLU) patterns fused by `nn.utils.fusion`'s `fuse_for_eval`.
 fn fused_copy(model: &dyn Module, width: usize) -> Result<Box<dyn Module>> {
     let mut fused = self::model(width)?;
     fused.load_state_dict(&model.state_dict(), true)?;
     fused.eval();
-    Err(unwired(Mode::FusedCompiled))
+    fuse_for_eval(fused.as_mut())?;
+    Ok(fused)
 }
 
 fn unwired(mode: Mode) -> BorchError {
@@ -318,6 +372,12 @@ fn bench(o: &Args) -> Result<()> {
         if let Some(d) = r["diff_vs_eager"].as_f64() {
             line += &format!(", logits max abs diff vs eager {d:.1e}");
         }
+        if let Value::Object(t) = &r["traces"] {
+            line += &format!(
+                ", trace: {} recordings, {} replays, {} divergences",
+                t["recordings"], t["replays"], t["divergences"]
+            );
+        }
         println!("{line} [{adapter}]");
         println!("{r}");
     };
@@ -328,10 +388,10 @@ fn bench(o: &Args) -> Result<()> {
         let x = keep_alive(&randn(&[batch, 3, 32, 32], None)?);
         let y = keep_alive(&randint(0, 10, &[batch], None)?);
         for &mode in o.modes.iter().filter(|m| **m != Mode::FusedCompiled) {
-            let mut call = train_call(mode, model.as_ref(), &mut opt, &x, &y)?;
-            let t = time_calls(&device, &mut call, o.warmup, steps)?;
+            let mut run = train_call(mode, model.as_ref(), &mut opt, &x, &y)?;
+            let t = time_calls(&device, &mut run.call, o.warmup, steps)?;
             device.reset_peak_memory_stats();
-            call()?;
+            (run.call)()?;
             let peak = device.max_memory_allocated();
             if !t.last.is_finite() {
                 return Err(BorchError::Value(format!(
@@ -340,7 +400,8 @@ fn bench(o: &Args) -> Result<()> {
                     t.last
                 )));
             }
-            let extra = json!({"first_loss": t.first, "last_loss": t.last, "peak_bytes": peak});
+            let extra = json!({"first_loss": t.first, "last_loss": t.last, "peak_bytes": peak,
+                "traces": traces(&run.traces)});
             print("train", batch, mode, &strip(t), extra);
         }
     }
@@ -360,11 +421,11 @@ fn bench(o: &Args) -> Result<()> {
                 (Some(f), Mode::FusedCompiled) => f.as_ref(),
                 _ => model.as_ref(),
             };
-            let mut call = eval_call(mode, net, &x)?;
-            let t = time_calls(&device, &mut call, o.warmup, steps)?;
+            let mut run = eval_call(mode, net, &x)?;
+            let t = time_calls(&device, &mut run.call, o.warmup, steps)?;
             let reference = match &eager_logits {
                 Some(r) => r.clone(),
-                None => eval_call(Mode::Eager, model.as_ref(), &x)?()?,
+                None => eval_forward(model.as_ref(), &x)?,
             };
             let diff = max_abs_diff(&t.last, &reference);
             if mode == Mode::Eager {
@@ -381,11 +442,21 @@ fn bench(o: &Args) -> Result<()> {
                 batch,
                 mode,
                 &strip(t),
-                json!({"diff_vs_eager": diff}),
+                json!({"diff_vs_eager": diff, "traces": traces(&run.traces)}),
             );
         }
     }
     Ok(())
+}
+
+/// A compiled runner's trace counters as JSON (`null` for eager).
+fn traces(t: &Rc<Cell<Option<[u64; 3]>>>) -> Value {
+    match t.get() {
+        Some([recordings, replays, divergences]) => {
+            json!({"recordings": recordings, "replays": replays, "divergences": divergences})
+        }
+        None => Value::Null,
+    }
 }
 
 fn strip<T>(t: Timed<T>) -> Timed<()> {
