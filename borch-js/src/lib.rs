@@ -26,6 +26,7 @@ mod scope;
 mod selftest;
 mod stacks;
 mod tensor;
+mod vision;
 
 pub use autograd::no_grad;
 pub use call::{
@@ -42,3 +43,4 @@ pub use namespaces::{namespace_lists, namespaces};
 pub use scope::{JsScope, keep_alive, scope};
 pub use selftest::{kernel_sources, self_test};
 pub use tensor::{JsTensor, tensor};
+pub use vision::vision_models;

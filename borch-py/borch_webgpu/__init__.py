@@ -10,6 +10,7 @@ from ._creation import tensor
 from ._compile import compile
 from . import autograd, cuda, nn, optim
 from . import ao
+from . import vision
 
 __version__ = "0.1.0"
 
@@ -36,6 +37,7 @@ __all__ = [
     "scope",
     "set_grad_enabled",
     "tensor",
+    "vision",
 ]
 
 

@@ -22,6 +22,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let mut findings = rust::audit_dir(&root, &root.join("borch-js/src"))?;
     findings.extend(crate::js_api::audit_generated());
     findings.extend(crate::js_api::optim_classes::audit_generated());
+    findings.extend(crate::js_api::vision::audit_generated());
     let (python_findings, python_checked) = python::audit_dir(&root.join("borch-py/borch_webgpu"))?;
     findings.extend(python_findings);
     let (allowed, failing): (Vec<_>, Vec<_>) =

@@ -15,6 +15,7 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
         + &js_api::namespaces::objects_js()
         + &js_api::classes_js()
         + &namespaces_js()
+        + &js_api::vision::objects_js()
         + GUARD_CATALOG_JS;
     write_file(&pkg_dir.join("index.js"), &js)?;
     let dts = INDEX_D_TS.replace("  {tensor_methods}\n", &js_api::method_declarations())
@@ -22,7 +23,8 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
         + &js_api::functional_declarations()
         + &js_api::namespaces::declarations()
         + &js_api::classes_dts()
-        + &namespaces_dts();
+        + &namespaces_dts()
+        + &js_api::vision::declarations();
     write_file(&pkg_dir.join("index.d.ts"), &dts)?;
     write_file(&pkg_dir.join("signatures.json"), &js_api::signatures_json())
 }
@@ -300,6 +302,12 @@ function buildStack(target, name, args) {
 function buildFused(target, name, args) {
   ready(name);
   return Object.setPrototypeOf(wasm.newFused(name, args), target.prototype);
+}
+
+// `vision.models.resnet18({ numClasses })`: borch-vision's model catalog builds the model.
+function buildModel(name, args) {
+  ready(name);
+  return wasm.newModel(name, args);
 }
 
 "#;

@@ -7,6 +7,7 @@ mod names;
 pub mod namespaces;
 pub mod optim_classes;
 mod types;
+pub mod vision;
 
 pub use classes::{INTRINSIC_OBJECT, classes_dts, classes_js, intrinsic_member_dts, is_catalog};
 

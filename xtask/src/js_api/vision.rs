@@ -1,0 +1,104 @@
+//! `vision.models.<name>` for every model of borch-vision's catalog
+//! (`borch_vision::models::catalog`, listed by `borch_js::vision_models`), generated: one frozen
+//! object whose members each make one call into `buildModel` (the core binds the keywords to the
+//! model's torchvision signature and builds it), exported as `vision`, and their `.d.ts`
+//! declarations (torchvision's builders take keywords only: one options object).
+
+use std::fmt::Write;
+
+use super::{camel, types};
+
+const OPEN: &str = "const vision_models = Object.freeze({";
+const CLOSE: &str = "});";
+const EXPORT: &str = "export const vision = Object.freeze({ models: vision_models });";
+
+fn member(name: &str) -> String {
+    format!(
+        "  {}: function (...args) {{ return buildModel({name:?}, args); }},",
+        camel(name)
+    )
+}
+
+/// The generated JavaScript.
+pub fn objects_js() -> String {
+    let mut out = format!(
+        "\n// vision.models generated from borch_vision::models::catalog; do not edit.\n{OPEN}\n"
+    );
+    for m in borch_js::vision_models() {
+        writeln!(out, "{}", member(m.name)).unwrap();
+    }
+    out + CLOSE + "\n" + EXPORT + "\n"
+}
+
+/// The declarations: `export interface VisionModels { resnet18(options?: { … }): Module; }`.
+pub fn declarations() -> String {
+    let mut out = String::from(
+        "\n/** torchvision.models (generated from borch_vision::models::catalog). */\n\
+         export interface VisionModels {\n",
+    );
+    for m in borch_js::vision_models() {
+        let forms = types::constructor_forms(m.params());
+        let options = forms
+            .last()
+            .map(|f| f.replacen("options: {", "options?: {", 1))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "  /** torchvision.models.{}({}) */",
+            m.name, m.signature
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "  {}({options}): import('./borch_js.js').Module;",
+            camel(m.name)
+        )
+        .unwrap();
+    }
+    out + "}\nexport declare const vision: { readonly models: VisionModels };\n"
+}
+
+/// Lines of the generated JavaScript that are not a forwarding line (for the audit).
+pub fn audit_generated() -> Vec<crate::audit::Finding> {
+    let members: Vec<String> = borch_js::vision_models()
+        .iter()
+        .map(|m| member(m.name))
+        .collect();
+    objects_js()
+        .lines()
+        .filter(|line| {
+            !(line.is_empty()
+                || line.starts_with("// ")
+                || [OPEN, CLOSE, EXPORT].contains(line)
+                || members.iter().any(|m| m == line))
+        })
+        .map(|line| crate::audit::Finding {
+            place: "generated index.js (vision)".into(),
+            what: format!("not a forwarding line: {line}"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_model_is_one_forwarding_line_and_a_declaration() {
+        let js = objects_js();
+        assert!(js.contains(
+            "  resnet18: function (...args) { return buildModel(\"resnet18\", args); },"
+        ));
+        assert!(js.contains(
+            "  cifarResnet18: function (...args) { return buildModel(\"cifar_resnet18\", args); },"
+        ));
+        let d = declarations();
+        assert!(
+            d.contains("  resnet50(options?: { weights?: string; "),
+            "{d}"
+        );
+        assert!(d.contains("numClasses?: number"), "{d}");
+        assert!(!d.contains(": any"));
+        assert!(audit_generated().is_empty());
+    }
+}
