@@ -10,10 +10,14 @@ import { adapterLine, ort, startOrt, startTf, tf } from './peers.mjs';
 import { benchMatmul } from './matmul.mjs';
 import { benchTrain } from './train.mjs';
 import { benchInfer } from './infer.mjs';
+import { benchResnet } from './resnet18.mjs';
 
 const query = new URLSearchParams(location.search);
 const list = (key, fallback) => (query.get(key) ?? fallback).split(',').map(Number);
 const number = (key, fallback) => Number(query.get(key) ?? fallback);
+// Which parts run: matmul (a), mlp (b and c), resnet18 (d; not by default: minutes on SwiftShader).
+const cases = new Set((query.get('cases') ?? 'matmul,mlp').split(','));
+for (const c of cases) if (!['matmul', 'mlp', 'resnet18'].includes(c)) throw new Error(`unknown case ${c} (matmul, mlp, resnet18)`);
 
 const MLP = [64, 128, 10];
 const OPTIMIZERS = [{ opt: 'SGD', lr: 0.1 }, { opt: 'Adam', lr: 1e-3 }];
@@ -57,11 +61,13 @@ async function main() {
     }
   };
 
-  report(await benchMatmul(libs, list('sizes', '1,128,256,512'), { warmup, reps }));
-  if (!records.some((r) => r.impl === 'borch-ts')) throw new Error('no borch measurement');
+  if (cases.has('matmul')) {
+    report(await benchMatmul(libs, list('sizes', '1,128,256,512'), { warmup, reps }));
+    if (!records.some((r) => r.impl === 'borch-ts')) throw new Error('no borch measurement');
+  }
 
   let model = null;
-  for (const optimizer of OPTIMIZERS) {
+  for (const optimizer of cases.has('mlp') ? OPTIMIZERS : []) {
     const train = await benchTrain(libs, MLP, number('batch', 64), optimizer, { warmup: number('train-warmup', 5), reps: number('steps', 30) });
     if (!(Number.parseFloat(train.records[0].dispatches) > 0)) throw new Error('the WebGPU dispatch counter saw no dispatch from borch: counting is broken');
     report(train.records);
@@ -69,7 +75,14 @@ async function main() {
     model ??= train.model;
   }
 
-  report(await benchInfer(libs, model, MLP, list('batches', '64,1024'), { warmup, reps }));
+  if (cases.has('mlp')) report(await benchInfer(libs, model, MLP, list('batches', '64,1024'), { warmup, reps }));
+  if (cases.has('resnet18')) {
+    report(await benchResnet(libs, {
+      width: number('width', 64), evalBatches: list('resnet-eval-batches', '1,16'), trainBatch: number('resnet-batch', 16),
+      warmup: number('resnet-warmup', 1), reps: number('resnet-steps', 3), log,
+    }));
+  }
+  if (!records.some((r) => r.impl === 'borch-ts')) throw new Error('no borch measurement');
   return `${records.length} measurements on ${borchAdapter}`;
 }
 

@@ -1,6 +1,9 @@
 //! `cargo xtask bench browser`: borch-ts side by side with TF.js (WebGPU backend) and ONNX
 //! Runtime Web (WebGPU EP) in one headless Chromium, on the same adapter, in the same run:
-//! matmul, one MLP training step (with dispatches and submits per step), MLP inference.
+//! matmul, one MLP training step (with dispatches and submits per step), MLP inference, and with
+//! `--cases resnet18` (not by default: minutes to an hour on SwiftShader) a CIFAR ResNet-18 eval
+//! forward b1/b16 (vs TF.js and ORT-Web, whose ONNX file this writes first from borch's seed-0
+//! weights) and train step b16 (vs TF.js); `--width` narrows the network for quick runs.
 //!
 //! Steps: `build-js --no-pack` (cargo rebuilds borch-ts only when its sources changed), `npm ci`
 //! in `bench/browser/` and `tests/browser/` when their node_modules are missing (saying so),
@@ -19,20 +22,40 @@ use crate::build_js;
 
 const PAGE: &str = "bench/browser/bench.html";
 
-/// The page's query string from the options (each maps to a query key of bench.html).
-fn query(args: &[&str]) -> Result<String, String> {
+/// The page's query string from the options (each maps to a query key of bench.html), and the
+/// ResNet-18 width when the `resnet18` case runs.
+fn query(args: &[&str]) -> Result<(String, Option<u32>), String> {
     let mut keys = Vec::new();
+    let mut resnet = false;
+    let mut width = 64;
     let mut it = args.iter();
     while let Some(&arg) = it.next() {
+        let value = it.next().ok_or(format!("{arg} needs a value"))?;
+        if arg == "--cases" {
+            let known = ["matmul", "mlp", "resnet18"];
+            if let Some(bad) = value.split(',').find(|c| !known.contains(c)) {
+                return Err(format!(
+                    "--cases takes {} separated by commas, not {bad:?}",
+                    known.join(", ")
+                ));
+            }
+            resnet = value.split(',').any(|c| c == "resnet18");
+            keys.push(format!("cases={value}"));
+            continue;
+        }
         let key = match arg {
             "--sizes" => "sizes",
             "--batches" => "batches",
             "--warmup" => "warmup",
             "--reps" => "reps",
             "--steps" => "steps",
+            "--width" => "width",
+            "--resnet-steps" => "resnet-steps",
+            "--resnet-warmup" => "resnet-warmup",
+            "--resnet-batch" => "resnet-batch",
+            "--resnet-eval-batches" => "resnet-eval-batches",
             other => return Err(format!("unknown option {other}\n{}", crate::USAGE)),
         };
-        let value = it.next().ok_or(format!("{arg} needs a value"))?;
         let ok = !value.is_empty()
             && value
                 .split(',')
@@ -42,13 +65,52 @@ fn query(args: &[&str]) -> Result<String, String> {
                 "{arg} takes positive integers separated by commas, not {value:?}"
             ));
         }
+        if key == "width" {
+            width = value
+                .parse()
+                .map_err(|_| format!("bad --width {value:?}"))?;
+        }
         keys.push(format!("{key}={value}"));
     }
-    Ok(if keys.is_empty() {
+    let query = if keys.is_empty() {
         String::new()
     } else {
         format!("?{}", keys.join("&"))
-    })
+    };
+    Ok((query, resnet.then_some(width)))
+}
+
+/// The ResNet-18 case's ONNX file for ORT-Web: borch's seed-0 weights exported natively, then
+/// `scripts/make_bench_resnet18_onnx.py` (torch + onnx) into `$TARGET/bench-resnet18/`.
+fn resnet_onnx(root: &Path, target: &Path, width: u32) -> Result<(), String> {
+    let dir = target.join("bench-resnet18");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let weights = dir.join(format!("weights_w{width}.json"));
+    let onnx = dir.join(format!("resnet18_w{width}.onnx"));
+    let weights_str = weights.to_str().ok_or("a non-UTF-8 target path")?;
+    crate::bench_resnet18::export_weights(weights_str, width as usize)
+        .map_err(|e| format!("exporting borch's ResNet-18 weights: {e}"))?;
+    println!(
+        "writing {} (scripts/make_bench_resnet18_onnx.py)",
+        onnx.display()
+    );
+    let status = Command::new("python3")
+        .arg("scripts/make_bench_resnet18_onnx.py")
+        .arg("--weights")
+        .arg(&weights)
+        .arg("--out")
+        .arg(&onnx)
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("python3 scripts/make_bench_resnet18_onnx.py: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "scripts/make_bench_resnet18_onnx.py failed ({status}); it needs torch and onnx \
+             (pip install onnx)"
+        ))
+    }
 }
 
 /// `npm ci` in `dir` when its node_modules folder is missing.
@@ -158,10 +220,13 @@ fn table(records: &[Value]) -> Result<String, String> {
 }
 
 pub fn run(args: &[&str]) -> Result<(), String> {
-    let query = query(args)?;
+    let (query, resnet_width) = query(args)?;
     let root = build_js::workspace_root();
     let target = build_js::target_dir(&root);
     build_js::run(&["--no-pack"])?;
+    if let Some(width) = resnet_width {
+        resnet_onnx(&root, &target, width)?;
+    }
     npm_ci(
         &root,
         "tests/browser",

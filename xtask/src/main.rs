@@ -6,6 +6,7 @@ mod bench_conv;
 mod bench_dispatch;
 mod bench_matmul;
 mod bench_matmul_call;
+mod bench_resnet18;
 mod bench_train_mlp;
 mod build_js;
 mod build_py;
@@ -23,9 +24,11 @@ const USAGE: &str = "usage:
   cargo xtask bench conv [--batches 1,16,64] [--passes forward,input_grad,weight_grad] \
 [--tile TXxTYxRxCxK,...] [--filter SUBSTR] [--seconds S] [--reps R] [--no-im2col]
   cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]
+  cargo xtask bench resnet18 [--batches 16,32,64] [--eval-batches 1,16] [--modes eager] \
+[--warmup W] [--steps N] [--width 64] [--export-weights PATH]
   cargo xtask bench dispatch [--ops 1000] [--numel 1024] [--warmup W] [--reps R] [--compare]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
-[--steps N]
+[--steps N] [--cases matmul,mlp,resnet18] [--width 64] [--resnet-steps 3]
   cargo xtask build-js [--no-pack]
   cargo xtask build-py";
 
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         ["bench", "matmul-call", rest @ ..] => bench_matmul_call::run(rest),
         ["bench", "conv", rest @ ..] => bench_conv::run(rest),
         ["bench", "train-mlp", rest @ ..] => bench_train_mlp::run(rest),
+        ["bench", "resnet18", rest @ ..] => bench_resnet18::run(rest),
         ["bench", "browser", rest @ ..] => bench_browser::run(rest),
         ["bench", "dispatch", rest @ ..] => bench_dispatch::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
