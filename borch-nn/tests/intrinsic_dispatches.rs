@@ -1,9 +1,7 @@
 //! GPU dispatches of `nn.intrinsic` eval forwards (under `no_grad`, steady state), pinned.
 //!
-//! `borch_tensor::conv2d_fused` and `linear_relu` are composed today (a convolution is im2col,
-//! one matmul and the bias add; then the residual add and the ReLU); when the fused kernels land
-//! (branch `igemm`) each is one dispatch: set the three constants below to 1 and every count here
-//! follows.
+//! `borch_tensor::conv2d_fused` and `linear_relu` are one dispatch each: the implicit-GEMM
+//! convolution and the matmul apply bias, residual add and ReLU in their epilogue.
 
 use borch_autograd::no_grad;
 use borch_nn::intrinsic::{
@@ -14,14 +12,11 @@ use borch_nn::{BatchNorm2d, Conv2d, ConvOptions, Linear, Module, ReLU, sequentia
 use borch_tensor::{Padding, Result, Tensor, default_device, manual_seed, randn};
 
 /// One `conv2d_fused(..., residual=None, relu=true)` with a bias (as every folded conv has).
-/// Composed: im2col, matmul, bias add, ReLU.
-/// 1 once igemm's fused kernel merges.
-const FUSED_CONV_DISPATCHES: u64 = 4;
-/// One `conv2d_fused(..., residual=Some, relu=true)`. Composed: the above plus the residual add.
-/// 1 once igemm's fused kernel merges.
-const FUSED_CONV_ADD_DISPATCHES: u64 = 5;
-/// One `linear_relu` of a 2-D input with a bias. Composed: addmm, ReLU. 1 once igemm merges.
-const LINEAR_RELU_DISPATCHES: u64 = 2;
+const FUSED_CONV_DISPATCHES: u64 = 1;
+/// One `conv2d_fused(..., residual=Some, relu=true)`.
+const FUSED_CONV_ADD_DISPATCHES: u64 = 1;
+/// One `linear_relu` of a 2-D input with a bias.
+const LINEAR_RELU_DISPATCHES: u64 = 1;
 
 /// The device's dispatch counter is shared by the tests of this binary (parallel threads).
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
