@@ -226,11 +226,7 @@ fn shapes_match_the_reference() {
         (Some(MatmulTile::new(8, 8, 4, 4, 8)), Some(3), "split-K 3"),
         (Some(MatmulTile::new(4, 4, 4, 4, 4)), Some(7), "split-K 7"),
         // The tiles borch picks for big products (software adapters, GPUs).
-        (
-            Some(MatmulTile::new(8, 8, 16, 16, 8)),
-            Some(1),
-            "8x8x16x16x8",
-        ),
+        (Some(MatmulTile::new(8, 8, 8, 8, 8)), Some(1), "8x8x8x8x8"),
         (
             Some(MatmulTile::new(16, 16, 4, 4, 16)),
             Some(2),
@@ -245,6 +241,11 @@ fn shapes_match_the_reference() {
             Some(MatmulTile::new(32, 4, 4, 4, 16)),
             Some(1),
             "32x4x4x4x16",
+        ),
+        (
+            Some(MatmulTile::new(4, 32, 4, 4, 16)),
+            Some(3),
+            "4x32x4x4x16",
         ),
     ];
     for (tile, splits, label) in tiles {
