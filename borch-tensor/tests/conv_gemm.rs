@@ -159,6 +159,10 @@ fn check_case(cs: &Case, label: &str) {
     );
     for build in [false, true] {
         let grads = node_grads(&out, &g, build);
+        // Built from differentiable ops on the recorded inputs, the gradients carry a graph
+        // (double backward); the kernels' do not.
+        let dx = grads[0].as_ref().unwrap();
+        assert_eq!(dx.requires_grad(), build, "{name}: dx's graph");
         let read = |i: usize| grads[i].as_ref().unwrap().to_vec_blocking::<f32>().unwrap();
         close(&format!("{name} dx (graph {build})"), &read(0), &rdx);
         close(&format!("{name} dw (graph {build})"), &read(1), &rdw);
