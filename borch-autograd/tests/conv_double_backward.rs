@@ -30,7 +30,15 @@ fn input_grad(s: &Setup, w: &Tensor, create_graph: bool) -> Tensor {
     let p = Padding::Sizes(vec![1]);
     let y = conv2d_fused(&s.x, w, Some(&s.b), Some(&s.r), false, &[2], &p, &[1], 1).unwrap();
     let loss = y.mul(&s.c).unwrap().sum(None, false).unwrap();
-    let g = grad(&[loss], &[s.x.clone()], &[None], None, create_graph, false).unwrap();
+    let g = grad(
+        &[loss],
+        std::slice::from_ref(&s.x),
+        &[None],
+        None,
+        create_graph,
+        false,
+    )
+    .unwrap();
     g[0].clone().unwrap()
 }
 
