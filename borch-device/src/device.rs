@@ -10,7 +10,8 @@ use crate::pool::{Pool, PooledBuffer, STORAGE_USAGE, bucket};
 use crate::readback::map_and_read;
 use crate::trace::{Active, BufferKind, Other, Trace, TraceOutcome};
 
-/// Dispatches recorded before the open batch is submitted without a readback.
+/// Dispatches recorded before the open batch is submitted without a readback (the default of
+/// `Device::set_max_dispatches_per_submit`).
 pub const MAX_DISPATCHES_PER_SUBMIT: u64 = 4096;
 
 /// A compiled kernel and its bind group layout (fetched once, not per dispatch).
@@ -26,6 +27,7 @@ pub struct Device {
 }
 
 struct Inner {
+    max_per_submit: std::sync::atomic::AtomicU64,
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: AdapterInfo,
@@ -77,6 +79,7 @@ impl Device {
         }));
         Ok(Device {
             inner: Arc::new(Inner {
+                max_per_submit: MAX_DISPATCHES_PER_SUBMIT.into(),
                 info: AdapterInfo::from_wgpu(&adapter.get_info()),
                 device,
                 queue,
@@ -351,7 +354,12 @@ impl Device {
         batch.dispatches += 1;
         Counters::add(&self.inner.counters.dispatches, 1);
         // A loop that never reads back would otherwise grow one encoder (and the pool) forever.
-        if batch.dispatches >= MAX_DISPATCHES_PER_SUBMIT {
+        if batch.dispatches
+            >= self
+                .inner
+                .max_per_submit
+                .load(std::sync::atomic::Ordering::Relaxed)
+        {
             self.submit_locked(batch);
         }
         Ok(())
@@ -391,6 +399,15 @@ impl Device {
             Counters::add(&self.inner.counters.submits, 1);
             lock(&self.inner.pool).trim(Counters::get(&self.inner.counters.submits));
         }
+    }
+
+    /// Submit the open batch whenever it reaches `n` dispatches (at least 1), so the GPU starts
+    /// on a long sequence while the rest is recorded; the default is
+    /// `MAX_DISPATCHES_PER_SUBMIT`.
+    pub fn set_max_dispatches_per_submit(&self, n: u64) {
+        self.inner
+            .max_per_submit
+            .store(n.max(1), std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Submit everything recorded so far (no wait). A training step can be one submit.

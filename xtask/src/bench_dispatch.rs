@@ -184,6 +184,7 @@ fn torch(o: &Args) -> Result<Value, String> {
 pub fn run(args: &[&str]) -> Result<(), String> {
     let o = parse(args)?;
     let device = default_device().map_err(err)?;
+    crate::submit_every_from_env(&device);
     let info = device.adapter_info().clone();
     eprintln!("adapter: {info}");
     let x = Tensor::from_slice(&vec![0f32; o.numel], &[o.numel]).map_err(err)?;

@@ -319,6 +319,7 @@ pub fn run(args: &[&str]) -> std::result::Result<(), String> {
 
 fn bench(o: &Args) -> Result<()> {
     let device = default_device()?;
+    crate::submit_every_from_env(&device);
     let info = device.adapter_info().clone();
     let steps = if o.steps > 0 {
         o.steps

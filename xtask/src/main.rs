@@ -32,6 +32,17 @@ const USAGE: &str = "usage:
   cargo xtask build-js [--no-pack]
   cargo xtask build-py";
 
+/// `BORCH_SUBMIT_EVERY=N` (benchmarks only): submit the open batch every N dispatches.
+pub(crate) fn submit_every_from_env(device: &borch_tensor::Device) {
+    if let Some(n) = std::env::var("BORCH_SUBMIT_EVERY")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        eprintln!("submitting every {n} dispatches (BORCH_SUBMIT_EVERY)");
+        device.set_max_dispatches_per_submit(n);
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args
