@@ -204,6 +204,12 @@ fn run(width: usize) -> Result<()> {
             );
         }
         opt.step()?;
+        if width > 8 {
+            println!(
+                "step {step}: loss {got} (torch {want_loss}), {:.1} s so far",
+                start.elapsed().as_secs_f64()
+            );
+        }
     }
     let train_s = start.elapsed().as_secs_f64();
     let bns: Vec<&Json> = r["batchnorm"].as_array().unwrap().iter().collect();
