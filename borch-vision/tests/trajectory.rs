@@ -49,8 +49,9 @@ const RTOL: f64 = 1e-4;
 /// through step 4, first past it at step 5.
 const STRICT_STEPS: usize = 5;
 
-/// Bounds for the chaotic part (later steps and the end of the run), per quantity: loose enough
-/// for float32's divergence, tight enough to catch a wrong update rule or statistic.
+/// Bounds for the chaotic part (later steps and the end of the run), per quantity, at least
+/// [`SPREAD_FACTOR`] times torch's own spread: loose enough for float32's divergence, tight
+/// enough to catch a wrong update rule or statistic.
 const LOOSE: &[(&str, f64)] = &[
     ("loss", 5e-2),
     ("grad norm", 1.0),
@@ -60,14 +61,30 @@ const LOOSE: &[(&str, f64)] = &[
     ("eval logits (max abs diff / max abs logit)", 5e-2),
 ];
 
-/// The worst relative difference of each quantity (borch vs torch, and torch float32 vs float64),
-/// and the values outside their bound.
+/// A value whose float32 rounding alone moves torch by more than this (float32 vs float64 from
+/// the same start) is judged loosely even in the leading steps: at width 64 some gradient norms
+/// differ by 7e-4 at step 0 already.
+const CONDITIONED: f64 = 1e-5;
+
+/// A loose bound is at least this many times torch's own float32-vs-float64 spread of the
+/// quantity over the run (which is what sets it at width 64).
+const SPREAD_FACTOR: f64 = 10.0;
+
+/// One compared value: quantity, where, strict, borch-vs-torch and torch f32-vs-f64 differences.
+struct Compared {
+    what: &'static str,
+    at: String,
+    strict: bool,
+    got: f64,
+    want: f64,
+    d: f64,
+    d64: f64,
+}
+
+/// Every compared value; judged at the end, when each quantity's spread over the run is known.
 #[derive(Default)]
 struct Judge {
-    /// The worst relative difference over the strict steps.
-    strict_worst: f64,
-    worst: Vec<(&'static str, f64, f64)>,
-    failures: Vec<String>,
+    values: Vec<Compared>,
 }
 
 fn rel(got: f64, want: f64) -> f64 {
@@ -75,44 +92,86 @@ fn rel(got: f64, want: f64) -> f64 {
 }
 
 impl Judge {
-    /// `got` (borch) against `want` (torch float32); `want64` is torch's float64 value.
+    /// `got` (borch) against `want` (torch float32); `want64` is torch's float64 value. `leading`:
+    /// the step is one of the first [`STRICT_STEPS`].
+    #[allow(clippy::too_many_arguments)]
     fn check(
         &mut self,
         what: &'static str,
         at: &str,
-        strict: bool,
+        leading: bool,
         got: f64,
         want: f64,
         want64: f64,
     ) {
         let (d, d64) = (rel(got, want), rel(want, want64));
-        if strict {
-            self.strict_worst = self.strict_worst.max(d);
-        }
-        match self.worst.iter_mut().find(|(w, ..)| *w == what) {
-            Some((_, worst, worst64)) => {
-                *worst = worst.max(d);
-                *worst64 = worst64.max(d64);
+        self.values.push(Compared {
+            what,
+            at: at.to_string(),
+            strict: leading && d64 <= CONDITIONED,
+            got,
+            want,
+            d,
+            d64,
+        });
+    }
+
+    /// Per quantity: the worst difference, torch's worst spread, and the loose bound.
+    fn quantities(&self) -> Vec<(&'static str, f64, f64, f64)> {
+        let mut out: Vec<(&'static str, f64, f64, f64)> = Vec::new();
+        for v in &self.values {
+            match out.iter_mut().find(|(w, ..)| *w == v.what) {
+                Some((_, d, d64, _)) => {
+                    *d = d.max(v.d);
+                    *d64 = d64.max(v.d64);
+                }
+                None => out.push((v.what, v.d, v.d64, 0.0)),
             }
-            None => self.worst.push((what, d, d64)),
         }
-        let loose = LOOSE
+        for (what, _, d64, bound) in &mut out {
+            let floor = LOOSE
+                .iter()
+                .find(|(w, _)| w == what)
+                .map_or(RTOL, |(_, b)| *b);
+            *bound = floor.max(SPREAD_FACTOR * *d64);
+        }
+        out
+    }
+
+    fn strict_worst(&self) -> f64 {
+        self.values
             .iter()
-            .find(|(w, _)| *w == what)
-            .map_or(RTOL, |(_, b)| *b);
-        let bound = if strict { RTOL } else { loose };
-        if d > bound || d.is_nan() {
-            self.failures.push(format!(
-                "{what} {at}: borch {got}, torch {want} (rel diff {d:.2e} > {bound:.0e})"
-            ));
-        }
+            .filter(|v| v.strict)
+            .fold(0.0, |m, v| m.max(v.d))
+    }
+
+    fn failures(&self) -> Vec<String> {
+        let quantities = self.quantities();
+        self.values
+            .iter()
+            .filter_map(|v| {
+                let loose = quantities
+                    .iter()
+                    .find(|q| q.0 == v.what)
+                    .map_or(RTOL, |q| q.3);
+                let bound = if v.strict { RTOL } else { loose };
+                (v.d > bound || v.d.is_nan()).then(|| {
+                    format!(
+                        "{} {}: borch {}, torch {} (rel diff {:.2e} > {bound:.0e})",
+                        v.what, v.at, v.got, v.want, v.d
+                    )
+                })
+            })
+            .collect()
     }
 
     fn summary(&self) -> String {
         let parts: Vec<String> = self
-            .worst
+            .quantities()
             .iter()
-            .map(|(w, d, d64)| format!("{w} {d:.2e} (torch f32 vs f64 {d64:.2e})"))
+            .map(|(w, d, d64, b)| {
+                format!("{w} {d:.2e} (torch f32 vs f64 {d64:.2e}, bound {b:.0e})")
+            })
             .collect();
         parts.join(", ")
     }
@@ -204,6 +263,12 @@ fn run(width: usize) -> Result<()> {
             );
         }
         opt.step()?;
+        if width > 8 {
+            println!(
+                "step {step}: loss {got} (torch {want_loss}), {:.1} s so far",
+                start.elapsed().as_secs_f64()
+            );
+        }
     }
     let train_s = start.elapsed().as_secs_f64();
     let bns: Vec<&Json> = r["batchnorm"].as_array().unwrap().iter().collect();
@@ -272,18 +337,20 @@ fn run(width: usize) -> Result<()> {
     let adapter = default_device()?.adapter_info().short();
     println!(
         "trajectory cifar_resnet18_w{width}: steps 0-{} agree within {:.2e} (loss, every gradient \
-         norm); all {} steps and the end of the run: max rel diff {} ({:.1} s/step) [{adapter}]",
+         norm that float32 leaves within {CONDITIONED:.0e} in torch); all {} steps and the end of \
+         the run: max rel diff {} ({:.1} s/step) [{adapter}]",
         STRICT_STEPS - 1,
-        judge.strict_worst,
+        judge.strict_worst(),
         losses.len(),
         judge.summary(),
         train_s / losses.len() as f64
     );
+    let failures = judge.failures();
     assert!(
-        judge.failures.is_empty(),
+        failures.is_empty(),
         "{} values outside their bounds (first 10):\n{}",
-        judge.failures.len(),
-        judge.failures[..judge.failures.len().min(10)].join("\n")
+        failures.len(),
+        failures[..failures.len().min(10)].join("\n")
     );
     Ok(())
 }

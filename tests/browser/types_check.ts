@@ -104,7 +104,13 @@ export async function typed(): Promise<number> {
   const written: torch.Tensor = x.clone().setitem([0], 5).setitem([mask], 0);
   // @ts-expect-error a subscript value is a tensor or a number
   x.setitem([0], 'five');
-  const used = [tiled, seqOut, encoded, decoded, hN, cN, gruOut, gruH, h1, c1, notOne, scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight, where, coords, picked, rowsOf, distinct, repeated, notYet, written];
+  // vision.models: torchvision's keyword-only builders, typed from borch-vision's catalog
+  const resnet = torch.vision.models.resnet18({ numClasses: 10, zeroInitResidual: true });
+  const cifar = torch.vision.models.cifarResnet18({ width: 8 });
+  const cifarOut: torch.Tensor = cifar.call(x);
+  // @ts-expect-error numClasses is a number
+  torch.vision.models.resnet50({ numClasses: 'ten' });
+  const used = [resnet, cifarOut, tiled, seqOut, encoded, decoded, hN, cN, gruOut, gruH, h1, c1, notOne, scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight, where, coords, picked, rowsOf, distinct, repeated, notYet, written];
   const fastSeq = torch.compiled(seq);
   const fastOut: torch.Tensor = fastSeq(x);
   const fastFn = torch.compiled((a: torch.Tensor, b: torch.Tensor) => a.add(b));

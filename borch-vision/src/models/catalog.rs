@@ -141,7 +141,7 @@ pub fn build_model(
 fn no_weights(a: &Args, enum_name: &str, available: &[&str]) -> Result<()> {
     let given = match a.get(0) {
         Value::None => return Ok(()),
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => format!("'{s}'"),
         other => other.type_name().to_string(),
     };
     let list: Vec<String> = available
@@ -149,7 +149,7 @@ fn no_weights(a: &Args, enum_name: &str, available: &[&str]) -> Result<()> {
         .map(|w| format!("{enum_name}.{w}"))
         .collect();
     Err(BorchError::NotImplemented(format!(
-        "{}(weights={given:?}): borch-vision has no pretrained weights ({} and DEFAULT are \
+        "{}(weights={given}): borch-vision has no pretrained weights ({} and DEFAULT are \
          downloaded by torchvision; borch downloads nothing): pass weights=None and load a state \
          dict with load_state_dict",
         a.name(),
