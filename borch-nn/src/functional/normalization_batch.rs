@@ -2,10 +2,12 @@
 //! `F.normalize`, composed from reductions and elementwise ops (so their gradients come from
 //! those ops). Running statistics are updated in place without recording, as torch: the mean,
 //! and the unbiased variance, blended with `momentum` (or with `1 / num_batches_tracked`, torch's
-//! cumulative average for `momentum=None`, computed on the device).
+//! cumulative average for `momentum=None`, computed on the device). `F.batch_norm` runs
+//! borch-tensor's fused kernels (`batch_norm_fused`) wherever they apply; the composed path
+//! below stays for the rest.
 
 use borch_autograd::no_grad;
-use borch_tensor::{BorchError, DType, HostData, Result, Tensor};
+use borch_tensor::{BatchNormMomentum, BorchError, DType, HostData, Result, Tensor};
 
 /// How running statistics are blended with a batch's: torch's `momentum`, or the cumulative
 /// average `1 / num_batches_tracked` (`momentum=None` in the modules).
@@ -106,6 +108,21 @@ pub fn batch_norm(
     check_numel(weight, "weight", c)?;
     check_numel(bias, "bias", c)?;
     let dim = shape.len();
+    let stats = [running_mean, running_var];
+    let eval_ready = training || (running_mean.is_some() && running_var.is_some());
+    if eval_ready && borch_tensor::batch_norm_fusable(input, &stats) {
+        let momentum = match momentum {
+            Momentum::Value(m) => BatchNormMomentum::Value(m),
+            Momentum::Cumulative(n) => BatchNormMomentum::Cumulative(n),
+        };
+        let (rm, rv) = match (running_mean, running_var) {
+            (Some(m), Some(v)) => (Some(m), Some(v)),
+            _ => (None, None),
+        };
+        return borch_tensor::batch_norm_fused(
+            input, rm, rv, weight, bias, training, momentum, eps,
+        );
+    }
     let normed = if training {
         let dims: Vec<isize> = (0..dim as isize).filter(|&d| d != 1).collect();
         let mean = input.mean(Some(&dims), true)?;

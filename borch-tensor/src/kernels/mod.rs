@@ -1,5 +1,6 @@
 //! WGSL kernels and the Rust that launches them. Each file generates the source of one family.
 
+pub(crate) mod batch_norm;
 pub(crate) mod check;
 pub(crate) mod conv_gemm;
 pub(crate) mod conv_gemm_wgsl;
@@ -58,6 +59,7 @@ pub(crate) fn shape_sources() -> Vec<(String, String)> {
     out.push(("im2col3d".to_string(), unfold::im2col_source::<3>()));
     out.push(("col2im3d".to_string(), unfold::col2im_source::<3>()));
     out.extend(conv_gemm::sources());
+    out.extend(batch_norm::sources());
     for dt in [DType::Float32, DType::Int64, DType::Bool] {
         let n = dt.name();
         out.push((format!("gather|{n}"), gather::source(dt)));

@@ -1,4 +1,5 @@
 pub mod arg_reduce;
+pub mod batch_norm;
 pub mod checks;
 pub mod conv;
 pub mod conv3d;
