@@ -161,7 +161,7 @@ function perCall(calls, key) {
  * The ResNet-18 cases: eval forward at each of `evalBatches` (borch-ts, TF.js, ORT-Web), then
  * one training step at `trainBatch` (borch-ts, TF.js), `reps` timed calls after `warmup`.
  */
-export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trainBatch, warmup, reps, log }) {
+export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trainBatch, warmup, reps, log, report, parts }) {
   const { nn, optim } = borch;
   const tag = `w${width}`;
   const model = borchResnet(borch, width);
@@ -177,7 +177,7 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
 
   model.eval();
   const fastForward = borch.compiled((x) => model.call(x));
-  for (const batch of evalBatches) {
+  for (const batch of parts.includes('eval') ? evalBatches : []) {
     const { data, tx, bx } = input(tf, borch, batch, 5000 + batch);
     const ox = ortGpuTensor(ort.device, data, [batch, 3, 32, 32]);
     const runs = {
@@ -207,14 +207,17 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
     log(`resnet18 eval ${tag} batch ${batch}: logits agree (max abs diff borch-ts compiled ${diffs['borch-ts compiled'].toExponential(2)}, TF.js ${diffs['TF.js'].toExponential(2)}, ORT-Web ${diffs['ORT-Web'].toExponential(2)}); first calls ${Object.entries(first).map(([n, ms]) => `${n} ${ms.toFixed(0)} ms`).join(', ')}`);
     const { wrapped, counts } = countedRuns(runs);
     const times = await interleaved(wrapped, { warmup, reps });
+    const rows = [];
     for (const name of Object.keys(runs)) {
       const timed = counts[name].slice(warmup);
-      records.push({
+      rows.push({
         bench: 'resnet18-eval', size: size(batch), impl: name, ms: median(times[name]), reps, firstMs: first[name],
         dispatches: perCall(timed, 'dispatches'), submits: perCall(timed, 'submits'),
         diff: diffs[name], diffVs: name === 'borch-ts' ? '-' : 'borch-ts (logits)',
       });
     }
+    report(rows);
+    records.push(...rows);
     bx.free();
     tx.dispose();
     ox.dispose();
@@ -222,6 +225,11 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
 
   log(`resnet18 eval ${tag}: borch-ts compiled forward ${fastForward.recordings()} recordings, ${fastForward.replays()} replays, ${fastForward.divergences()} divergences`);
 
+  if (!parts.includes('train')) {
+    net.dispose();
+    await session.release();
+    return records;
+  }
   // Training, from the same initial parameters (the eval forwards changed nothing); borch-ts's
   // compiled step trains a second copy of the seed-0 model, which must follow eager exactly.
   model.train();
@@ -291,9 +299,10 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
   if (!(lossDiff <= tol * Math.max(1, Math.abs(l[0])) && paramDiff <= tol)) {
     throw new Error(`resnet18 training ${tag}: TF.js differs from borch (max abs loss diff ${lossDiff}, final parameters ${paramDiff}; tolerance ${tol})`);
   }
+  const rows = [];
   for (const name of Object.keys(runs)) {
     const timed = counts[name].slice(warmup);
-    records.push({
+    rows.push({
       bench: 'resnet18-train', size: `${size(batch)} SGD`, impl: name, ms: median(times[name]), reps,
       firstMs: counts[name][0].ms,
       dispatches: perCall(timed, 'dispatches'), submits: perCall(timed, 'submits'),
@@ -301,6 +310,8 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
       diffVs: name === 'borch-ts' ? '-' : 'borch-ts (losses, final params)',
     });
   }
+  report(rows);
+  records.push(...rows);
   bx.free();
   by.free();
   model2.free?.();
