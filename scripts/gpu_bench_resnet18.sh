@@ -30,7 +30,7 @@ prepare)
 run)
   out="${OUT:-target/gpu-bench}"
   mkdir -p "$out"
-  if ! ldconfig -p | grep -q libvulkan.so.1; then
+  if ! ldconfig -p | grep libvulkan.so.1 >/dev/null; then
     for f in "$dir"/*.deb; do dpkg -x "$f" /; done
     ldconfig
   fi
