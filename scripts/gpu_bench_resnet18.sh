@@ -10,7 +10,8 @@
 #
 # Options through the environment (both halves pass them on): STEPS (timed calls, default 20),
 # WARMUP (default 5), BATCHES (train, default 16,32,64), EVAL_BATCHES (default 1,16), WIDTH
-# (default 64), MODES (borch modes, default: every mode this build has wired), ROUNDS (default 2).
+# (default 64), MODES (borch modes, default: every mode this build has wired), ROUNDS (default 2),
+# CONV (0: skip `bench conv`), CONV_TIMEOUT (default 200 s per half).
 # `run` writes its outputs under $OUT (or ./target/gpu-bench) and prints everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +30,7 @@ prepare)
 run)
   out="${OUT:-target/gpu-bench}"
   mkdir -p "$out"
-  if ! ldconfig -p | grep -q libvulkan.so.1; then
+  if ! ldconfig -p | grep libvulkan.so.1 >/dev/null; then
     for f in "$dir"/*.deb; do dpkg -x "$f" /; done
     ldconfig
   fi
@@ -49,14 +50,16 @@ run)
       --batches "$batches" --eval-batches "$eval_batches" --width "$width" \
       --compare "$out/borch$i.txt" | tee "$out/torch$i.txt"
   done
-  # The conv bench, when this build has it (branch igemm) and a torch side exists.
+  # The conv bench, when this build has it (branch igemm) and CONV is not 0; each half capped
+  # at CONV_TIMEOUT seconds (default 200) so one lent-machine call stays under its 600 s.
   usage="$("$dir/xtask" 2>&1 || true)"
-  if grep -q "bench conv" <<<"$usage"; then
+  if [ "${CONV:-1}" != 0 ] && grep -q "bench conv" <<<"$usage"; then
     echo "== conv: borch"
-    "$dir/xtask" bench conv | tee "$out/conv_borch.txt" || true
+    timeout "${CONV_TIMEOUT:-200}" "$dir/xtask" bench conv | tee "$out/conv_borch.txt" || true
     if [ -f scripts/bench_conv_torch.py ]; then
       echo "== conv: torch"
-      python3 scripts/bench_conv_torch.py --compare "$out/conv_borch.txt" | tee "$out/conv_torch.txt" || true
+      timeout "${CONV_TIMEOUT:-200}" python3 scripts/bench_conv_torch.py \
+        --compare "$out/conv_borch.txt" | tee "$out/conv_torch.txt" || true
     fi
   fi
   ;;

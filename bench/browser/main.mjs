@@ -77,10 +77,12 @@ async function main() {
 
   if (cases.has('mlp')) report(await benchInfer(libs, model, MLP, list('batches', '64,1024'), { warmup, reps }));
   if (cases.has('resnet18')) {
-    report(await benchResnet(libs, {
+    // Each case is reported as soon as it is measured (a full-width run takes most of an hour).
+    const parts = (query.get('resnet-parts') ?? 'eval,train').split(',');
+    await benchResnet(libs, {
       width: number('width', 64), evalBatches: list('resnet-eval-batches', '1,16'), trainBatch: number('resnet-batch', 16),
-      warmup: number('resnet-warmup', 1), reps: number('resnet-steps', 3), log,
-    }));
+      warmup: number('resnet-warmup', 1), reps: number('resnet-steps', 3), log, report, parts,
+    });
   }
   if (!records.some((r) => r.impl === 'borch-ts')) throw new Error('no borch measurement');
   return `${records.length} measurements on ${borchAdapter}`;

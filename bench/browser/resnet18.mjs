@@ -11,6 +11,8 @@
 //   torch's SGD does, tf.train.momentum; BatchNorm from tf.moments + tf.batchNorm with the
 //   batch's biased variance as torch's training mode; TF.js's step does not update running
 //   statistics, which is less work for it). Losses and final parameters must agree.
+// borch-ts also runs each case through `compiled` (the eval forward; the whole training step,
+// on a second seed-0 copy of the model), which must equal eager (1e-3; bit for bit expected).
 // Convolutions use numeric padding (1 for 3×3, 0 for 1×1): TF's 'same' pads asymmetrically at
 // stride 2, torch's padding=1 symmetrically.
 
@@ -159,7 +161,7 @@ function perCall(calls, key) {
  * The ResNet-18 cases: eval forward at each of `evalBatches` (borch-ts, TF.js, ORT-Web), then
  * one training step at `trainBatch` (borch-ts, TF.js), `reps` timed calls after `warmup`.
  */
-export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trainBatch, warmup, reps, log }) {
+export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trainBatch, warmup, reps, log, report, parts }) {
   const { nn, optim } = borch;
   const tag = `w${width}`;
   const model = borchResnet(borch, width);
@@ -174,11 +176,13 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
   const size = (batch) => `CIFAR ResNet-18 width ${width} batch ${batch}`;
 
   model.eval();
-  for (const batch of evalBatches) {
+  const fastForward = borch.compiled((x) => model.call(x));
+  for (const batch of parts.includes('eval') ? evalBatches : []) {
     const { data, tx, bx } = input(tf, borch, batch, 5000 + batch);
     const ox = ortGpuTensor(ort.device, data, [batch, 3, 32, 32]);
     const runs = {
       'borch-ts': () => borch.scope(async () => Float32Array.from((await borch.noGrad(() => model.call(bx)).toArray()).flat())),
+      'borch-ts compiled': () => borch.scope(async () => Float32Array.from((await borch.noGrad(() => fastForward(bx)).toArray()).flat())),
       'TF.js': async () => {
         const logits = tf.tidy(() => net.forward(tx, false));
         const out = await logits.data();
@@ -196,28 +200,42 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
     }
     const tol = 1e-3;
     const diffs = { 'borch-ts': 0 };
-    for (const name of ['TF.js', 'ORT-Web']) {
+    for (const name of ['borch-ts compiled', 'TF.js', 'ORT-Web']) {
       diffs[name] = maxAbsDiff(got[name], got['borch-ts']);
       if (!(diffs[name] <= tol)) throw new Error(`resnet18 eval ${tag} batch ${batch}: ${name}'s logits differ from borch's by ${diffs[name]} (> ${tol})`);
     }
-    log(`resnet18 eval ${tag} batch ${batch}: logits agree (max abs diff TF.js ${diffs['TF.js'].toExponential(2)}, ORT-Web ${diffs['ORT-Web'].toExponential(2)}); first calls ${Object.entries(first).map(([n, ms]) => `${n} ${ms.toFixed(0)} ms`).join(', ')}`);
+    log(`resnet18 eval ${tag} batch ${batch}: logits agree (max abs diff borch-ts compiled ${diffs['borch-ts compiled'].toExponential(2)}, TF.js ${diffs['TF.js'].toExponential(2)}, ORT-Web ${diffs['ORT-Web'].toExponential(2)}); first calls ${Object.entries(first).map(([n, ms]) => `${n} ${ms.toFixed(0)} ms`).join(', ')}`);
     const { wrapped, counts } = countedRuns(runs);
     const times = await interleaved(wrapped, { warmup, reps });
+    const rows = [];
     for (const name of Object.keys(runs)) {
       const timed = counts[name].slice(warmup);
-      records.push({
+      rows.push({
         bench: 'resnet18-eval', size: size(batch), impl: name, ms: median(times[name]), reps, firstMs: first[name],
         dispatches: perCall(timed, 'dispatches'), submits: perCall(timed, 'submits'),
         diff: diffs[name], diffVs: name === 'borch-ts' ? '-' : 'borch-ts (logits)',
       });
     }
+    report(rows);
+    records.push(...rows);
     bx.free();
     tx.dispose();
     ox.dispose();
   }
 
-  // Training, from the same initial parameters (the eval forwards changed nothing).
+  log(`resnet18 eval ${tag}: borch-ts compiled forward ${fastForward.recordings()} recordings, ${fastForward.replays()} replays, ${fastForward.divergences()} divergences`);
+
+  if (!parts.includes('train')) {
+    net.dispose();
+    await session.release();
+    return records;
+  }
+  // Training, from the same initial parameters (the eval forwards changed nothing); borch-ts's
+  // compiled step trains a second copy of the seed-0 model, which must follow eager exactly.
   model.train();
+  const model2 = borchResnet(borch, width);
+  model2.train();
+  const opt2 = new optim.SGD(model2.parameters(), { lr: LR, momentum: MOMENTUM, weightDecay: WEIGHT_DECAY });
   const batch = trainBatch;
   const { tx, bx } = input(tf, borch, batch, 6000 + batch);
   const labels = Int32Array.from(uniform(batch, 6001), (u) => Math.min(CLASSES - 1, Math.floor((u + 1) / 2 * CLASSES)));
@@ -226,6 +244,13 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
   const opt = new optim.SGD(model.parameters(), { lr: LR, momentum: MOMENTUM, weightDecay: WEIGHT_DECAY });
   const lossFn = new nn.CrossEntropyLoss();
   const tfOpt = tf.train.momentum(LR, MOMENTUM);
+  const fastStep = borch.compiled((x, y) => {
+    opt2.zeroGrad(true);
+    const loss = lossFn.call(model2.call(x), y);
+    loss.backward();
+    opt2.step();
+    return loss;
+  });
   const varList = Object.values(net.vars);
   const byName = Object.fromEntries(varList.map((v) => [v.name, v]));
   const runs = {
@@ -236,6 +261,7 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
       opt.step();
       return loss.item();
     }),
+    'borch-ts compiled': () => borch.scope(async () => fastStep(bx, by).item()),
     'TF.js': async () => {
       const cost = tf.tidy(() => {
         const { value, grads } = tf.variableGrads(() => tf.losses.softmaxCrossEntropy(ty, net.forward(tx, true)), varList);
@@ -261,23 +287,34 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
     paramDiff = Math.max(paramDiff, maxAbsDiff(theirs, mine));
     for (const v of mine) paramScale = Math.max(paramScale, Math.abs(v));
   }
+  const compiledLossDiff = maxAbsDiff(losses('borch-ts compiled'), losses('borch-ts'));
+  let compiledParamDiff = 0;
+  const named2 = Object.fromEntries(model2.namedParameters());
+  for (const [name, t] of model.namedParameters()) compiledParamDiff = Math.max(compiledParamDiff, maxAbsDiff(await flat(borch, named2[name]), await flat(borch, t)));
+  log(`resnet18 train ${tag}: borch-ts compiled step ${fastStep.recordings()} recordings, ${fastStep.replays()} replays, ${fastStep.divergences()} divergences; vs eager: losses ${compiledLossDiff}, final parameters ${compiledParamDiff}`);
   const l = losses('borch-ts');
   const tol = 1e-3;
+  if (!(compiledLossDiff <= tol && compiledParamDiff <= tol)) throw new Error(`resnet18 training ${tag}: borch-ts compiled differs from eager (losses ${compiledLossDiff}, final parameters ${compiledParamDiff})`);
   log(`resnet18 train ${tag} batch ${batch}: loss ${l[0].toFixed(4)} → ${l[l.length - 1].toFixed(4)} over ${l.length} steps (both libraries; max abs loss diff ${lossDiff.toExponential(2)}, final parameters ${paramDiff.toExponential(2)} of |p| ≤ ${paramScale.toFixed(3)})`);
   if (!(lossDiff <= tol * Math.max(1, Math.abs(l[0])) && paramDiff <= tol)) {
     throw new Error(`resnet18 training ${tag}: TF.js differs from borch (max abs loss diff ${lossDiff}, final parameters ${paramDiff}; tolerance ${tol})`);
   }
+  const rows = [];
   for (const name of Object.keys(runs)) {
     const timed = counts[name].slice(warmup);
-    records.push({
+    rows.push({
       bench: 'resnet18-train', size: `${size(batch)} SGD`, impl: name, ms: median(times[name]), reps,
       firstMs: counts[name][0].ms,
       dispatches: perCall(timed, 'dispatches'), submits: perCall(timed, 'submits'),
-      diff: name === 'borch-ts' ? 0 : Math.max(lossDiff, paramDiff), diffVs: name === 'borch-ts' ? '-' : 'borch-ts (losses, final params)',
+      diff: { 'borch-ts': 0, 'borch-ts compiled': Math.max(compiledLossDiff, compiledParamDiff) }[name] ?? Math.max(lossDiff, paramDiff),
+      diffVs: name === 'borch-ts' ? '-' : 'borch-ts (losses, final params)',
     });
   }
+  report(rows);
+  records.push(...rows);
   bx.free();
   by.free();
+  model2.free?.();
   tx.dispose();
   ty.dispose();
   tfOpt.dispose();

@@ -43,6 +43,15 @@ fn query(args: &[&str]) -> Result<(String, Option<u32>), String> {
             keys.push(format!("cases={value}"));
             continue;
         }
+        if arg == "--resnet-parts" {
+            if value.is_empty() || value.split(',').any(|p| p != "eval" && p != "train") {
+                return Err(format!(
+                    "--resnet-parts takes eval, train separated by commas, not {value:?}"
+                ));
+            }
+            keys.push(format!("resnet-parts={value}"));
+            continue;
+        }
         let key = match arg {
             "--sizes" => "sizes",
             "--batches" => "batches",

@@ -28,7 +28,7 @@ const USAGE: &str = "usage:
 [--warmup W] [--steps N] [--width 64] [--export-weights PATH]
   cargo xtask bench dispatch [--ops 1000] [--numel 1024] [--warmup W] [--reps R] [--compare]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
-[--steps N] [--cases matmul,mlp,resnet18] [--width 64] [--resnet-steps 3]
+[--steps N] [--cases matmul,mlp,resnet18] [--width 64] [--resnet-steps 3] [--resnet-parts eval,train]
   cargo xtask build-js [--no-pack]
   cargo xtask build-py";
 
