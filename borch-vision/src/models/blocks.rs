@@ -188,6 +188,9 @@ impl Module for BasicBlock {
     fn name(&self) -> String {
         "BasicBlock".into()
     }
+    fn fuse_for_eval(&mut self) -> Result<()> {
+        self.fuse_eval()
+    }
     fn named_children(&self) -> Vec<(String, &dyn Module)> {
         let mut out: Vec<(String, &dyn Module)> = vec![
             ("conv1".into(), self.conv1.as_ref()),
@@ -313,6 +316,9 @@ impl Module for Bottleneck {
     }
     fn name(&self) -> String {
         "Bottleneck".into()
+    }
+    fn fuse_for_eval(&mut self) -> Result<()> {
+        self.fuse_eval()
     }
     fn named_children(&self) -> Vec<(String, &dyn Module)> {
         let mut out: Vec<(String, &dyn Module)> = vec![

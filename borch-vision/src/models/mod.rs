@@ -5,6 +5,7 @@
 
 mod blocks;
 pub mod catalog;
+mod fuse;
 mod resnet;
 
 pub use blocks::{BasicBlock, BlockArgs, Bottleneck, conv1x1, conv3x3};

@@ -316,6 +316,9 @@ impl Module for ResNet {
     fn name(&self) -> String {
         "ResNet".into()
     }
+    fn fuse_for_eval(&mut self) -> Result<()> {
+        self.fuse_eval()
+    }
     fn named_children(&self) -> Vec<(String, &dyn Module)> {
         vec![
             ("conv1".into(), self.conv1.as_ref()),
