@@ -241,7 +241,7 @@ fn batch_forward(v: View, input: &Tensor) -> Result<Tensor> {
         && v.track
         && let Some(n) = nbt
     {
-        no_grad(|| n.copy_(&n.add(1)?))?;
+        no_grad(|| n.add_(1, 1.0))?;
     }
     let momentum = match (v.momentum, nbt) {
         (Some(m), _) => F::Momentum::Value(m),
