@@ -82,7 +82,7 @@ fn fused_gradients_equal_composed_ones() {
         ];
         let y = bn.forward(&x).unwrap();
         let fused = grad(
-            &[y.clone()],
+            std::slice::from_ref(&y),
             &params,
             &[Some(g.clone())],
             Some(true),
@@ -101,7 +101,7 @@ fn fused_gradients_equal_composed_ones() {
         let gx = composed[0].as_ref().unwrap();
         let second = grad(
             &[gx.mul(gx).unwrap().sum(None, false).unwrap()],
-            &[x.clone()],
+            std::slice::from_ref(&x),
             &[None],
             None,
             false,
