@@ -1,11 +1,14 @@
 //! BatchNorm's fused kernels: dispatch counts pinned (training forward: batch statistics with
 //! the running update, then the normalisation; backward: per-channel sums, then the input
 //! gradient; eval forward: one), and the kernels' first derivatives equal the composed ones
-//! that double backward builds (values against torch are in the goldens and tests/nn).
+//! that double backward builds (values against torch are in the goldens and tests/nn), and
+//! BatchNorm2d's double backward against torch (tests/nn/bn_double_backward.json, made by
+//! tests/nn/bn_double_backward.py).
 
-use borch_autograd::grad;
+use borch_autograd::{grad, no_grad};
 use borch_nn::{BatchNorm2d, Module};
 use borch_tensor::{Tensor, default_device, manual_seed, randn};
+use serde_json::Value as Json;
 
 fn close(label: &str, a: &Tensor, b: &Tensor) {
     let a = a.to_vec_blocking::<f32>().unwrap();
@@ -24,6 +27,88 @@ fn close(label: &str, a: &Tensor, b: &Tensor) {
 fn batch_norm_fused() {
     dispatch_counts_are_pinned();
     fused_gradients_equal_composed_ones();
+    double_backward_matches_torch();
+}
+
+fn floats(v: &Json) -> Vec<f32> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap() as f32)
+        .collect()
+}
+
+fn near(label: &str, got: Option<&Tensor>, want: &[f32]) {
+    let got = match got {
+        Some(t) => t.to_vec_blocking::<f32>().unwrap(),
+        None => vec![0.0; want.len()],
+    };
+    assert_eq!(got.len(), want.len(), "{label}");
+    for (i, (a, b)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-4 + 1e-4 * b.abs(),
+            "{label}[{i}]: {a} vs torch {b}"
+        );
+    }
+}
+
+/// First derivatives built with `create_graph` (the composed path), then the gradients of
+/// `sum(gx^2) + sum(gw^2)` with respect to the input and the weight, as torch.
+fn double_backward_matches_torch() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/nn/bn_double_backward.json"
+    );
+    let data: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for case in data["cases"].as_array().unwrap() {
+        let training = case["training"].as_bool().unwrap();
+        let shape: Vec<usize> = case["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_u64().unwrap() as usize)
+            .collect();
+        let vec = |k: &str, s: &[usize]| Tensor::from_slice(&floats(&case[k]), s).unwrap();
+        let mut bn = BatchNorm2d::new(shape[1]).unwrap();
+        let c = [shape[1]];
+        no_grad(|| {
+            bn.weight().unwrap().copy_(&vec("weight", &c))?;
+            bn.bias().unwrap().copy_(&vec("bias", &c))?;
+            bn.running_mean().unwrap().copy_(&vec("running_mean", &c))?;
+            bn.running_var().unwrap().copy_(&vec("running_var", &c))
+        })
+        .unwrap();
+        if !training {
+            bn.eval();
+        }
+        let x = vec("x", &shape);
+        x.set_requires_grad(true).unwrap();
+        let g = vec("g", &shape);
+        let (w, b) = (bn.weight().unwrap().clone(), bn.bias().unwrap().clone());
+        let y = bn.forward(&x).unwrap();
+        let loss = y.mul(&g).unwrap().sum(None, false).unwrap();
+        let first = grad(
+            &[loss],
+            &[x.clone(), w.clone(), b],
+            &[None],
+            None,
+            true,
+            false,
+        )
+        .unwrap();
+        let label = |k: &str| format!("training {training} {k}");
+        near(&label("gx"), first[0].as_ref(), &floats(&case["gx"]));
+        near(&label("gw"), first[1].as_ref(), &floats(&case["gw"]));
+        near(&label("gb"), first[2].as_ref(), &floats(&case["gb"]));
+        let sq = |t: &Option<Tensor>| {
+            let t = t.as_ref().unwrap();
+            t.mul(t).unwrap().sum(None, false).unwrap()
+        };
+        let total = sq(&first[0]).add(&sq(&first[1])).unwrap();
+        let second = grad(&[total], &[x, w], &[None], None, false, true).unwrap();
+        near(&label("ggx"), second[0].as_ref(), &floats(&case["ggx"]));
+        near(&label("ggw"), second[1].as_ref(), &floats(&case["ggw"]));
+    }
 }
 
 fn dispatch_counts_are_pinned() {
