@@ -68,6 +68,7 @@ pub use loss_more::{
 pub use margin::{multi_margin_loss, multilabel_margin_loss};
 pub use mha::{MhaOptions, MhaWeights, canonical_mask, multi_head_attention_forward};
 pub use normalization::{layer_norm, rms_norm};
+pub(crate) use normalization_batch::batch_norm_counting;
 pub use normalization_batch::{
     Momentum, batch_norm, group_norm, instance_norm, local_response_norm, normalize,
 };

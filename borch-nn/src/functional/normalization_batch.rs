@@ -91,6 +91,34 @@ pub fn batch_norm(
     momentum: Momentum,
     eps: f64,
 ) -> Result<Tensor> {
+    batch_norm_counting(
+        input,
+        running_mean,
+        running_var,
+        weight,
+        bias,
+        training,
+        momentum,
+        eps,
+        None,
+    )
+}
+
+/// `batch_norm` that first adds 1 to `count` (the modules' `num_batches_tracked`, which
+/// `Momentum::Cumulative` then reads): inside the fused kernels where they run, so a module's
+/// training forward stays two dispatches.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn batch_norm_counting(
+    input: &Tensor,
+    running_mean: Option<&Tensor>,
+    running_var: Option<&Tensor>,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    training: bool,
+    momentum: Momentum,
+    eps: f64,
+    count: Option<&Tensor>,
+) -> Result<Tensor> {
     let shape = input.shape().to_vec();
     if training {
         let prod: usize =
@@ -120,8 +148,11 @@ pub fn batch_norm(
             _ => (None, None),
         };
         return borch_tensor::batch_norm_fused(
-            input, rm, rv, weight, bias, training, momentum, eps,
+            input, rm, rv, weight, bias, training, momentum, eps, count,
         );
+    }
+    if let Some(n) = count {
+        no_grad(|| n.add_(1, 1.0))?;
     }
     let normed = if training {
         let dims: Vec<isize> = (0..dim as isize).filter(|&d| d != 1).collect();

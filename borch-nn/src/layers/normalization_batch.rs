@@ -237,12 +237,8 @@ macro_rules! view {
 fn batch_forward(v: View, input: &Tensor) -> Result<Tensor> {
     let s = v.stats;
     let nbt = s.num_batches_tracked.as_ref();
-    if v.training
-        && v.track
-        && let Some(n) = nbt
-    {
-        no_grad(|| n.copy_(&n.add(1)?))?;
-    }
+    // num_batches_tracked += 1, inside the fused kernels where they run.
+    let count = nbt.filter(|_| v.training && v.track);
     let momentum = match (v.momentum, nbt) {
         (Some(m), _) => F::Momentum::Value(m),
         (None, Some(n)) if v.training && v.track => F::Momentum::Cumulative(n),
@@ -252,7 +248,7 @@ fn batch_forward(v: View, input: &Tensor) -> Result<Tensor> {
     let use_stats = !v.training || v.track;
     let pick = |t: &Option<Tensor>| if use_stats { t.clone() } else { None };
     let (rm, rv) = (pick(&s.running_mean), pick(&s.running_var));
-    F::batch_norm(
+    F::batch_norm_counting(
         input,
         rm.as_ref(),
         rv.as_ref(),
@@ -261,6 +257,7 @@ fn batch_forward(v: View, input: &Tensor) -> Result<Tensor> {
         bn_training,
         momentum,
         v.eps,
+        count,
     )
 }
 

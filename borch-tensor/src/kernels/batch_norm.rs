@@ -92,7 +92,8 @@ pub(crate) enum Blend {
     Cumulative,
 }
 
-/// Params: N, C, S, x offset, eps, momentum, running_mean / running_var / count offsets.
+/// Params: N, C, S, x offset, eps, momentum, running_mean / running_var / count offsets, 1
+/// where the count is incremented later (by the normalisation) and 0 where it already was.
 pub(crate) fn stats_source(blend: Blend) -> String {
     let mut b = Bindings::new();
     b.add("st", true, "f32");
@@ -117,7 +118,7 @@ pub(crate) fn stats_source(blend: Blend) -> String {
             m = if blend == Blend::Value {
                 "pf(5u)"
             } else {
-                "1.0 / f32(nbt[sp(8u)])"
+                "1.0 / f32(nbt[sp(8u)] + sp(9u))"
             }
         ),
     };
@@ -152,8 +153,9 @@ pub(crate) fn stats_source(blend: Blend) -> String {
 
 /// The normalisation `x * alpha + beta` (torch's `alpha = invstd * weight`, `beta = bias -
 /// mean * alpha`). Params: total, C, S, x offset, eps, weight offset, bias offset, running
-/// mean / var offsets.
-pub(crate) fn apply_source(from: StatsFrom, weight: bool, bias: bool) -> String {
+/// mean / var offsets, count offset. With `count`, thread 0 also adds 1 to
+/// `num_batches_tracked` (after the statistics kernel read it).
+pub(crate) fn apply_source(from: StatsFrom, weight: bool, bias: bool, count: bool) -> String {
     let mut b = Bindings::new();
     b.add("out", true, "f32");
     b.add("x", false, "f32");
@@ -164,6 +166,14 @@ pub(crate) fn apply_source(from: StatsFrom, weight: bool, bias: bool) -> String 
     if bias {
         b.add("bi", false, "f32");
     }
+    if count {
+        b.add("nbt", true, "i32");
+    }
+    let tick = if count {
+        "    if (i == 0u) { nbt[sp(9u)] = nbt[sp(9u)] + 1; }\n"
+    } else {
+        ""
+    };
     let alpha = if weight {
         "inv * w[sp(5u) + i32(c)]"
     } else {
@@ -178,7 +188,7 @@ pub(crate) fn apply_source(from: StatsFrom, weight: bool, bias: bool) -> String 
         r#"{decls}{index}fn pf(i: u32) -> f32 {{ return bitcast<f32>(p[i]); }}
 {MAIN_WG}    let i = flat_index(wid, nwg, lid);
     if (i >= p[0]) {{ return; }}
-    let c = (i / p[2]) % p[1];
+{tick}    let c = (i / p[2]) % p[1];
 {read}    let alpha = {alpha};
     let beta = {beta};
     out[i] = x[sp(3u) + i32(i)] * alpha + beta;
@@ -354,6 +364,7 @@ pub(crate) fn stats(
     [n, c, s]: Dims,
     eps: f64,
     running: Option<&Running>,
+    pending: bool,
 ) -> Result<Tensor> {
     let st = Tensor::uninit(x.device(), &[2 * c], DType::Float32)?;
     let blend = match running {
@@ -372,6 +383,7 @@ pub(crate) fn stats(
         off(running.map(|r| r.mean)),
         off(running.map(|r| r.var)),
         off(running.and_then(|r| r.count)),
+        u32::from(pending),
     ];
     let mut tensors = vec![&st, x];
     if let Some(r) = running {
@@ -399,6 +411,7 @@ pub(crate) fn apply(
     stats: &StatsIn,
     weight: Option<&Tensor>,
     bias: Option<&Tensor>,
+    count: Option<&Tensor>,
 ) -> Result<Tensor> {
     let out = Tensor::uninit(x.device(), x.shape(), DType::Float32)?;
     let total = out.numel();
@@ -414,17 +427,24 @@ pub(crate) fn apply(
         off(bias),
         rmo,
         rvo,
+        off(count),
     ];
     let mut tensors = vec![&out, x];
     tensors.extend(stats.tensors());
     tensors.extend(weight);
     tensors.extend(bias);
-    let (from, w, b) = (stats.from(), weight.is_some(), bias.is_some());
-    let key = format!("batch_norm_apply|{from:?}|{w}|{b}");
+    tensors.extend(count);
+    let (from, w, b, k) = (
+        stats.from(),
+        weight.is_some(),
+        bias.is_some(),
+        count.is_some(),
+    );
+    let key = format!("batch_norm_apply|{from:?}|{w}|{b}|{k}");
     run(
         x,
         &key,
-        &|| apply_source(from, w, b),
+        &|| apply_source(from, w, b, k),
         &tensors,
         &params,
         groups_for(total),
@@ -524,10 +544,10 @@ pub(crate) fn sources() -> Vec<(String, String)> {
     for from in [StatsFrom::Batch, StatsFrom::Running] {
         for w in [false, true] {
             for b in [false, true] {
-                out.push((
-                    format!("batch_norm_apply|{from:?}|{w}|{b}"),
-                    apply_source(from, w, b),
-                ));
+                for k in [false, true] {
+                    let key = format!("batch_norm_apply|{from:?}|{w}|{b}|{k}");
+                    out.push((key, apply_source(from, w, b, k)));
+                }
                 out.push((
                     format!("batch_norm_sums|{from:?}|{w}|{b}"),
                     sums_source(from, w, b),

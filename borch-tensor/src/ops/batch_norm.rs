@@ -41,6 +41,9 @@ fn dims_of(x: &Tensor) -> Dims {
 
 /// torch's `F.batch_norm` over checked operands (`batch_norm_fusable`; `training` with more
 /// than one value per channel; eval with both running statistics): the fused kernels.
+/// `count` (the modules' `num_batches_tracked`) is incremented by the normalisation kernel,
+/// after the statistics kernel read it for `BatchNormMomentum::Cumulative` (which then blends
+/// with `1 / (count + 1)`, the count after this batch).
 #[allow(clippy::too_many_arguments)]
 pub fn batch_norm_fused(
     input: &Tensor,
@@ -51,6 +54,7 @@ pub fn batch_norm_fused(
     training: bool,
     momentum: BatchNormMomentum<'_>,
     eps: f64,
+    count: Option<&Tensor>,
 ) -> Result<Tensor> {
     let x = input.detach().contiguous()?;
     let dims = dims_of(&x);
@@ -72,12 +76,20 @@ pub fn batch_norm_fused(
             }),
             _ => None,
         };
-        let st = k::stats(&x, dims, eps, running.as_ref())?;
+        let st = k::stats(&x, dims, eps, running.as_ref(), count.is_some())?;
         if let Some(r) = &running {
             r.mean.bump_version();
             r.var.bump_version();
         }
-        let out = k::apply(&x, dims, eps, &StatsIn::Batch(&st), w.as_ref(), b.as_ref())?;
+        let out = k::apply(
+            &x,
+            dims,
+            eps,
+            &StatsIn::Batch(&st),
+            w.as_ref(),
+            b.as_ref(),
+            count,
+        )?;
         (out, Saved::Batch(st))
     } else {
         let (Some(mean), Some(var)) = (running_mean, running_var) else {
@@ -88,9 +100,12 @@ pub fn batch_norm_fused(
             mean: &mean,
             var: &var,
         };
-        let out = k::apply(&x, dims, eps, &stats, w.as_ref(), b.as_ref())?;
+        let out = k::apply(&x, dims, eps, &stats, w.as_ref(), b.as_ref(), count)?;
         (out, Saved::Running { mean, var })
     };
+    if let Some(n) = count {
+        n.bump_version();
+    }
     let mut inputs = vec![Operand::Tensor(input.clone())];
     inputs.extend(weight.map(|t| Operand::Tensor(t.clone())));
     inputs.extend(bias.map(|t| Operand::Tensor(t.clone())));

@@ -89,6 +89,15 @@ def batch_norm_cases():
                dict(RUN, has_weight=True, training=True))
     yield case(f"{op}/stats_size", op, [x()] + stats(3, 525), batch_norm,
                dict(RUN, training=False))
+    # Odd channel counts and more values per channel than one workgroup's 256 threads
+    # (the fused kernels' strided loop), (N, C, H, W) and (N, C).
+    for name, shape in [("large_4d", [3, 7, 10, 11]), ("large_2d", [300, 5])]:
+        x = lambda: X(shape, 526)
+        c = shape[1]
+        yield case(f"{op}/train_{name}", op, [x()] + stats(c, 527) + affine(c, 529), batch_norm,
+                   dict(ALL, training=True))
+        yield case(f"{op}/eval_{name}", op, [x()] + stats(c, 531) + affine(c, 533), batch_norm,
+                   dict(ALL, training=False))
 
 
 def instance_norm_cases():
