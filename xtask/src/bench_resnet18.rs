@@ -432,9 +432,12 @@ fn bench(o: &Args) -> Result<()> {
             if mode == Mode::Eager {
                 eager_logits = Some(t.last.clone());
             }
-            if diff.is_nan() || diff > 1e-4 {
+            // Relative to the logits' size: folding BatchNorm into the weights rounds
+            // differently (the bound: the fused model within 1e-5 of the unfused).
+            let scale = reference.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+            if diff.is_nan() || diff > 1e-5 * f64::from(scale) {
                 return Err(BorchError::Value(format!(
-                    "eval b{batch} {}: logits differ from eager by {diff}",
+                    "eval b{batch} {}: logits differ from eager by {diff} (largest logit {scale})",
                     mode.name()
                 )));
             }
