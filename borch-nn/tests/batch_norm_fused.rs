@@ -104,7 +104,7 @@ fn double_backward_matches_torch() {
             let t = t.as_ref().unwrap();
             t.mul(t).unwrap().sum(None, false).unwrap()
         };
-        let total = sq(&first[0]).add(&sq(&first[1])).unwrap();
+        let total = sq(&first[0]).add(sq(&first[1])).unwrap();
         let second = grad(&[total], &[x, w], &[None], None, false, true).unwrap();
         near(&label("ggx"), second[0].as_ref(), &floats(&case["ggx"]));
         near(&label("ggw"), second[1].as_ref(), &floats(&case["ggw"]));
