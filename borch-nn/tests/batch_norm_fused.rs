@@ -1,6 +1,6 @@
 //! BatchNorm's fused kernels: dispatch counts pinned (training forward: batch statistics with
 //! the running update, then the normalisation; backward: per-channel sums, then the input
-//! gradient; eval forward: one), and the kernels' first derivatives equal the composed ones
+//! gradient; eval forward: one; one more each for the chunked reductions of large channels), and the kernels' first derivatives equal the composed ones
 //! that double backward builds (values against torch are in the goldens and tests/nn), and
 //! BatchNorm2d's double backward against torch (tests/nn/bn_double_backward.json, made by
 //! tests/nn/bn_double_backward.py).
@@ -104,7 +104,7 @@ fn double_backward_matches_torch() {
             let t = t.as_ref().unwrap();
             t.mul(t).unwrap().sum(None, false).unwrap()
         };
-        let total = sq(&first[0]).add(&sq(&first[1])).unwrap();
+        let total = sq(&first[0]).add(sq(&first[1])).unwrap();
         let second = grad(&[total], &[x, w], &[None], None, false, true).unwrap();
         near(&label("ggx"), second[0].as_ref(), &floats(&case["ggx"]));
         near(&label("ggw"), second[1].as_ref(), &floats(&case["ggw"]));
@@ -141,6 +141,22 @@ fn dispatch_counts_are_pinned() {
     assert_eq!(forward, 2, "BatchNorm2d train forward");
     assert_eq!(backward, 2, "BatchNorm2d backward: sums, input gradient");
     assert_eq!(eval, 1, "BatchNorm2d eval forward");
+    // More than 2048 values per channel: chunked statistics and sums (partials, combine).
+    let mut bn = BatchNorm2d::new(3).unwrap();
+    let x = randn(&[2, 3, 31, 41], None).unwrap();
+    x.set_requires_grad(true).unwrap();
+    let g = randn(&[2, 3, 31, 41], None).unwrap();
+    let d0 = dev.dispatches();
+    let y = bn.forward(&x).unwrap();
+    assert_eq!(dev.dispatches() - d0, 3, "split train forward");
+    let d0 = dev.dispatches();
+    let params = [x.clone(), bn.weight().unwrap().clone()];
+    let _ = grad(&[y], &params, &[Some(g)], None, false, false).unwrap();
+    assert_eq!(dev.dispatches() - d0, 3, "split backward");
+    bn.eval();
+    let d0 = dev.dispatches();
+    let _ = bn.forward(&x).unwrap();
+    assert_eq!(dev.dispatches() - d0, 1, "split eval forward");
 }
 
 /// The fused first derivatives equal those composed from differentiable ops (which is what

@@ -2,11 +2,13 @@
 //! for `(N, C)`): per-channel statistics (one workgroup per channel, two passes over the
 //! channel's values with a tree in workgroup memory, the running statistics blended in the same
 //! kernel), the normalisation with the affine transform, the backward's per-channel sums
-//! (with the weight and bias gradients) and the input gradient. Statistics are `[2C]`: the
+//! (with the weight and bias gradients) and the input gradient. Channels with more values
+//! than `batch_norm_split::parts` allows in one workgroup reduce in chunks (one dispatch more). Statistics are `[2C]`: the
 //! means, then the inverse standard deviations.
 
 use borch_device::Kernel;
 
+use super::batch_norm_split as split;
 use super::{groups_for, launch, prelude};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -21,19 +23,19 @@ pub(crate) enum StatsFrom {
 }
 
 /// Binding declarations numbered from 1 in order of `add`.
-struct Bindings {
-    decls: String,
+pub(crate) struct Bindings {
+    pub(crate) decls: String,
     next: u32,
 }
 
 impl Bindings {
-    fn new() -> Bindings {
+    pub(crate) fn new() -> Bindings {
         Bindings {
             decls: "@group(0) @binding(0) var<storage, read> p: array<u32>;\n".into(),
             next: 1,
         }
     }
-    fn add(&mut self, name: &str, write: bool, ty: &str) {
+    pub(crate) fn add(&mut self, name: &str, write: bool, ty: &str) {
         let access = if write { "read_write" } else { "read" };
         self.decls.push_str(&format!(
             "@group(0) @binding({}) var<storage, {access}> {name}: array<{ty}>;\n",
@@ -44,7 +46,7 @@ impl Bindings {
 }
 
 /// The tree sum of one value per thread (every thread gets the total).
-const TREE: &str = r#"
+pub(crate) const TREE: &str = r#"
 var<workgroup> red: array<f32, 256>;
 fn tree_sum(lid: u32, v: f32) -> f32 {
     red[lid] = v;
@@ -60,10 +62,10 @@ fn tree_sum(lid: u32, v: f32) -> f32 {
 fn pf(i: u32) -> f32 { return bitcast<f32>(p[i]); }
 "#;
 
-const MAIN_WG: &str = "@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {\n";
+pub(crate) const MAIN_WG: &str = "@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {\n";
 
 /// Reads of a channel's mean `mu` and inverse standard deviation `inv` (in WGSL) for `from`.
-fn stats_read(from: StatsFrom) -> &'static str {
+pub(crate) fn stats_read(from: StatsFrom) -> &'static str {
     match from {
         StatsFrom::Batch => "    let mu = st[c];\n    let inv = st[p[1] + c];\n",
         StatsFrom::Running => {
@@ -72,7 +74,7 @@ fn stats_read(from: StatsFrom) -> &'static str {
     }
 }
 
-fn stats_bindings(b: &mut Bindings, from: StatsFrom) {
+pub(crate) fn stats_bindings(b: &mut Bindings, from: StatsFrom) {
     match from {
         StatsFrom::Batch => b.add("st", false, "f32"),
         StatsFrom::Running => {
@@ -92,20 +94,10 @@ pub(crate) enum Blend {
     Cumulative,
 }
 
-/// Params: N, C, S, x offset, eps, momentum, running_mean / running_var / count offsets, 1
-/// where the count is incremented later (by the normalisation) and 0 where it already was.
-pub(crate) fn stats_source(blend: Blend) -> String {
-    let mut b = Bindings::new();
-    b.add("st", true, "f32");
-    b.add("x", false, "f32");
-    if blend != Blend::None {
-        b.add("rm", true, "f32");
-        b.add("rv", true, "f32");
-    }
-    if blend == Blend::Cumulative {
-        b.add("nbt", false, "i32");
-    }
-    let update = match blend {
+/// The running statistics' blend (WGSL, in a `lid == 0u` / per-channel block) from `mean`,
+/// the biased `vr` over `count` values of channel `c`.
+pub(crate) fn update_source(blend: Blend) -> String {
+    match blend {
         Blend::None => String::new(),
         _ => format!(
             r#"        let m = {m};
@@ -121,7 +113,23 @@ pub(crate) fn stats_source(blend: Blend) -> String {
                 "1.0 / f32(nbt[sp(8u)] + sp(9u))"
             }
         ),
-    };
+    }
+}
+
+/// Params: N, C, S, x offset, eps, momentum, running_mean / running_var / count offsets, 1
+/// where the count is incremented later (by the normalisation) and 0 where it already was.
+pub(crate) fn stats_source(blend: Blend) -> String {
+    let mut b = Bindings::new();
+    b.add("st", true, "f32");
+    b.add("x", false, "f32");
+    if blend != Blend::None {
+        b.add("rm", true, "f32");
+        b.add("rv", true, "f32");
+    }
+    if blend == Blend::Cumulative {
+        b.add("nbt", false, "i32");
+    }
+    let update = update_source(blend);
     format!(
         r#"{decls}{index}{TREE}{MAIN_WG}    let c = wid.y * nwg.x + wid.x;
     if (c >= p[1]) {{ return; }}
@@ -391,6 +399,11 @@ pub(crate) fn stats(
         tensors.push(r.var);
         tensors.extend(r.count);
     }
+    let parts = split::parts(n * s);
+    if parts > 1 {
+        split::stats(x, &st, c, parts, blend, running, &params)?;
+        return Ok(st);
+    }
     let key = format!("batch_norm_stats|{blend:?}");
     run(
         x,
@@ -480,6 +493,13 @@ pub(crate) fn sums(
         rmo,
         rvo,
     ];
+    let parts = split::parts(n * s);
+    if parts > 1 {
+        let grads = [gw.as_ref(), gb.as_ref()];
+        let st = stats.tensors();
+        split::sums(g, x, stats, &st, [&sums], grads, c, parts, &params)?;
+        return Ok((sums, gw, gb));
+    }
     let mut tensors = vec![&sums, g, x];
     tensors.extend(stats.tensors());
     tensors.extend(gw.as_ref());

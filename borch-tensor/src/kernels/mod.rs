@@ -1,6 +1,7 @@
 //! WGSL kernels and the Rust that launches them. Each file generates the source of one family.
 
 pub(crate) mod batch_norm;
+pub(crate) mod batch_norm_split;
 pub(crate) mod check;
 pub(crate) mod conv_gemm;
 pub(crate) mod conv_gemm_wgsl;
@@ -60,6 +61,7 @@ pub(crate) fn shape_sources() -> Vec<(String, String)> {
     out.push(("col2im3d".to_string(), unfold::col2im_source::<3>()));
     out.extend(conv_gemm::sources());
     out.extend(batch_norm::sources());
+    out.extend(batch_norm_split::sources());
     for dt in [DType::Float32, DType::Int64, DType::Bool] {
         let n = dt.name();
         out.push((format!("gather|{n}"), gather::source(dt)));

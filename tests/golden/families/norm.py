@@ -91,7 +91,9 @@ def batch_norm_cases():
                dict(RUN, training=False))
     # Odd channel counts and more values per channel than one workgroup's 256 threads
     # (the fused kernels' strided loop), (N, C, H, W) and (N, C).
-    for name, shape in [("large_4d", [3, 7, 10, 11]), ("large_2d", [300, 5])]:
+    # More than 2048 values per channel: the split reductions (uneven chunks).
+    for name, shape in [("large_4d", [3, 7, 10, 11]), ("large_2d", [300, 5]),
+                        ("split_4d", [2, 3, 31, 41]), ("split_2d", [2500, 2])]:
         x = lambda: X(shape, 526)
         c = shape[1]
         yield case(f"{op}/train_{name}", op, [x()] + stats(c, 527) + affine(c, 529), batch_norm,
