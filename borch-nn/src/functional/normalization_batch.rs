@@ -120,21 +120,30 @@ pub(crate) fn batch_norm_counting(
     count: Option<&Tensor>,
 ) -> Result<Tensor> {
     let shape = input.shape().to_vec();
-    if training {
-        let prod: usize =
-            shape.first().copied().unwrap_or(1) * shape.iter().skip(2).product::<usize>();
-        if prod == 1 {
-            return value_err(format!(
-                "Expected more than 1 value per channel when training, got input size {}",
-                torch_size(&shape)
-            ));
-        }
-    }
     let c = if shape.len() >= 2 { shape[1] } else { 0 };
-    check_numel(running_mean, "running_mean", c)?;
-    check_numel(running_var, "running_var", c)?;
-    check_numel(weight, "weight", c)?;
-    check_numel(bias, "bias", c)?;
+    let checked = (|| {
+        if training {
+            let prod: usize =
+                shape.first().copied().unwrap_or(1) * shape.iter().skip(2).product::<usize>();
+            if prod == 1 {
+                return value_err(format!(
+                    "Expected more than 1 value per channel when training, got input size {}",
+                    torch_size(&shape)
+                ));
+            }
+        }
+        check_numel(running_mean, "running_mean", c)?;
+        check_numel(running_var, "running_var", c)?;
+        check_numel(weight, "weight", c)?;
+        check_numel(bias, "bias", c)
+    })();
+    if let Err(e) = checked {
+        if let Some(n) = count {
+            // torch's module counts the batch before F.batch_norm refuses it.
+            no_grad(|| n.add_(1, 1.0))?;
+        }
+        return Err(e);
+    }
     let dim = shape.len();
     let stats = [running_mean, running_var];
     let eval_ready = training || (running_mean.is_some() && running_var.is_some());
