@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use borch_nn::Module;
 use borch_nn::api::modules::ModuleClass;
-use borch_tensor::api::{self, Args, Call, Entry, Form, Returns, Value, parse_params};
+use borch_tensor::api::{self, Args, Value};
 use borch_tensor::{BorchError, Result};
 
 use super::{ResNetOptions, cifar_resnet18_with, resnet18_with, resnet34_with, resnet50_with};
@@ -30,28 +30,13 @@ const RESNET: &str = "weights: Str = None, progress: Bool = True, num_classes: I
 /// borch's CIFAR ResNet-18 (`width`: the stem's channels and layer1's planes).
 const CIFAR: &str = "num_classes: Int = 10, width: Int = 64, zero_init_residual: Bool = False";
 
-fn unused(_: &Args) -> Result<Value> {
-    Ok(Value::None)
-}
-
+/// One model: `borch_nn`'s catalog row, built by `build`.
 fn model(
     name: &'static str,
     signature: &'static str,
     build: fn(&Args) -> Result<Box<dyn Module>>,
 ) -> ModuleClass {
-    ModuleClass {
-        name,
-        signature,
-        entry: Entry {
-            name,
-            form: Form::Function,
-            params: parse_params(signature),
-            returns: Returns::Tensor,
-            call: Call::Fn(unused),
-        },
-        build,
-        forward: None,
-    }
+    borch_nn::api::modules::class(name, signature, build)
 }
 
 /// Every model, built once: `resnet18`, `resnet34`, `resnet50`, `cifar_resnet18`.

@@ -86,8 +86,9 @@ fn unused(_: &Args) -> Result<Value> {
     Ok(Value::None)
 }
 
-/// A class of the catalog: its torch name, its constructor's signature and its builder.
-pub(super) fn class(name: &'static str, signature: &'static str, build: Builder) -> ModuleClass {
+/// A class of the catalog: its torch name, its constructor's signature and its builder (also
+/// how other crates' catalogs, e.g. borch-vision's models, declare theirs).
+pub fn class(name: &'static str, signature: &'static str, build: Builder) -> ModuleClass {
     ModuleClass {
         name,
         signature,
