@@ -5,7 +5,7 @@
 //! no column buffer is allocated. One #[test] runs the checks in sequence: the kernel overrides
 //! and the device counters are process-wide.
 
-use borch_tensor::ops::conv_gemm::{ConvPath, set_conv_kernel, set_conv_path};
+use borch_tensor::ops::conv_gemm::{ConvPath, set_conv_baked, set_conv_kernel, set_conv_path};
 use borch_tensor::ops::matmul::MatmulTile;
 use borch_tensor::{
     Op, Padding, Tensor, conv1d, conv2d, conv2d_fused, default_device, linear_relu,
@@ -229,6 +229,11 @@ fn shapes_match_the_reference() {
         (Some(MatmulTile::new(4, 8, 4, 4, 4)), Some(1), "32x16 tile"),
         (Some(MatmulTile::new(8, 8, 4, 4, 8)), Some(3), "split-K 3"),
         (Some(MatmulTile::new(4, 4, 4, 4, 4)), Some(7), "split-K 7"),
+        (
+            Some(MatmulTile::new(8, 8, 4, 4, 8).double_buffered()),
+            Some(3),
+            "double-buffered, split-K 3",
+        ),
         // The tiles borch picks for big products (software adapters, GPUs).
         (Some(MatmulTile::new(8, 8, 8, 8, 8)), Some(1), "8x8x8x8x8"),
         (
@@ -258,6 +263,15 @@ fn shapes_match_the_reference() {
             check_case(cs, label);
         }
     }
+    // The geometry baked into the shader as constants (borch's pick on GPUs).
+    set_conv_baked(Some(true));
+    for (tile, splits, label) in [tiles[0], tiles[4]] {
+        set_conv_kernel(tile, splits);
+        for cs in &cases {
+            check_case(cs, &format!("baked, {label}"));
+        }
+    }
+    set_conv_baked(None);
     set_conv_kernel(None, None);
 }
 

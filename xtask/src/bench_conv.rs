@@ -8,7 +8,8 @@
 //! gradients are timed through `borch_autograd::grad` on a retained graph, with only the input
 //! (input gradient) or only the weight (weight gradient) requiring grad.
 //!
-//! Kernel choice: `BORCH_CONV_TILE=TXxTYxRxCxK` and `BORCH_CONV_SPLITS=S` (1: never split)
+//! Kernel choice: `BORCH_CONV_TILE=TXxTYxRxCxK` and `BORCH_CONV_SPLITS=S` (1: never split),
+//! `BORCH_CONV_BAKED=0|1` (geometry as params or as shader constants)
 //! override borch's pick for the whole run; `--tile A,B,...` also times the implicit path with
 //! each of these tiles (the `sweep` of each JSON line).
 //!
@@ -20,7 +21,9 @@
 use std::time::Instant;
 
 use borch_device::{Device, default_device};
-use borch_tensor::ops::conv_gemm::{ConvPath, conv_plan, set_conv_kernel, set_conv_path};
+use borch_tensor::ops::conv_gemm::{
+    ConvPath, conv_plan, set_conv_baked, set_conv_kernel, set_conv_path,
+};
 use borch_tensor::ops::matmul::MatmulTile;
 use borch_tensor::{Padding, Tensor, Window2d, conv2d};
 use serde_json::json;
@@ -166,10 +169,7 @@ struct Options {
 }
 
 fn parse_tile(spec: &str) -> Result<MatmulTile, String> {
-    let d: Vec<u32> = spec.split('x').filter_map(|x| x.parse().ok()).collect();
-    let [tx, ty, r, c, k] =
-        <[u32; 5]>::try_from(d).map_err(|_| format!("bad tile {spec} (want TXxTYxRxCxK)"))?;
-    Ok(MatmulTile::new(tx, ty, r, c, k))
+    spec.parse()
 }
 
 fn parse(args: &[&str], software: bool) -> Result<Options, String> {
@@ -366,6 +366,11 @@ pub fn run(args: &[&str]) -> Result<(), String> {
                 .map_err(|_| format!("bad BORCH_CONV_SPLITS {s}"))
         })
         .transpose()?;
+    // BORCH_CONV_BAKED=0|1: geometry read from the params or baked into the shaders.
+    if let Ok(v) = std::env::var("BORCH_CONV_BAKED") {
+        set_conv_baked(Some(v != "0"));
+        eprintln!("geometry baked into the conv shaders: {}", v != "0");
+    }
     let mut failed = false;
     for &batch in &o.batches {
         for conv in &RESNET18 {

@@ -38,8 +38,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 "#;
 
 /// Tiles tried by `--tiles` on a GPU, besides borch's own pick.
-const GPU_SWEEP: [MatmulTile; 7] = [
+const GPU_SWEEP: [MatmulTile; 10] = [
     MatmulTile::new(16, 16, 8, 8, 8),
+    MatmulTile::new(16, 16, 8, 8, 8).double_buffered(),
+    MatmulTile::new(16, 16, 8, 8, 16).double_buffered(),
+    MatmulTile::new(16, 8, 16, 8, 8).double_buffered(),
     MatmulTile::new(16, 16, 8, 8, 16),
     MatmulTile::new(16, 16, 4, 8, 16),
     MatmulTile::new(16, 16, 8, 4, 16),
@@ -104,12 +107,10 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
             "--tiles" => o.tiles = true,
             "--no-naive" => o.naive = false,
             "--tile" => {
-                // threads_x x threads_y x rows x cols x bk (bk 0: a register strip)
+                // threads_x x threads_y x rows x cols x bk (bk 0: a register strip), `d` at
+                // the end for double-buffered staging
                 for spec in value()?.split(',') {
-                    let d: Vec<u32> = spec.split('x').filter_map(|x| x.parse().ok()).collect();
-                    let [tx, ty, r, c, k] = <[u32; 5]>::try_from(d)
-                        .map_err(|_| format!("bad tile {spec} (want TXxTYxRxCxK)"))?;
-                    o.extra_tiles.push(MatmulTile::new(tx, ty, r, c, k));
+                    o.extra_tiles.push(spec.parse()?);
                 }
             }
             "--reps" => o.reps = value()?.parse().map_err(|_| "bad --reps".to_string())?,

@@ -50,15 +50,28 @@ pub(crate) const PARAMS: [&str; 27] = [
     "PW", "DH", "DW", "G", "OA", "OB", "OBIAS", "ORES", "PL", "CT",
 ];
 
-/// WGSL `let`s naming the params, and the sizes derived from them.
-fn lets() -> String {
+/// The params that describe the convolution itself (not the batch, the split or where the
+/// tensors sit): on GPUs they are baked into the shader as constants, so the gather's divisions
+/// and window arithmetic fold.
+pub(crate) const GEOMETRY: [&str; 15] = [
+    "CI", "H", "W", "CO", "OH", "OW", "KH", "KW", "SH", "SW", "PH", "PW", "DH", "DW", "G",
+];
+
+/// WGSL `let`s naming the params (constants for the baked geometry), and the sizes derived
+/// from them.
+fn lets(baked: Option<&[u32; 15]>) -> String {
     let signed = ["SH", "SW", "PH", "PW", "DH", "DW"];
     let mut s = String::new();
     for (i, name) in PARAMS.iter().enumerate() {
+        let value = baked.and_then(|b| {
+            let j = GEOMETRY.iter().position(|g| g == name)?;
+            Some(format!("{}u", b[j]))
+        });
+        let value = value.unwrap_or_else(|| format!("p[{i}]"));
         if signed.contains(name) {
-            let _ = writeln!(s, "    let {name} = i32(p[{i}]);");
+            let _ = writeln!(s, "    let {name} = i32({value});");
         } else {
-            let _ = writeln!(s, "    let {name} = p[{i}];");
+            let _ = writeln!(s, "    let {name} = {value};");
         }
     }
     let _ = writeln!(s, "    let TAPS = {TAPS}u;");
@@ -140,10 +153,19 @@ fn step_lets(pass: Pass) -> &'static str {
 /// The per-slot part of a gathered index (`@` stands for the slot's suffix: `gp@` is its row
 /// or column, `kk@` its offset along K), computed once before the K loop, and the statements
 /// that set `v` for the element `gk = kstep + kk@`.
-fn gather(pass: Pass, a: bool, unit_stride: bool) -> (String, String) {
-    const CT: &str = "var c = kq0 + kq@; var t = kr0 + kr@;\n\
-                      if (t >= T) { t = t - T; c = c + 1u; }\n\
-                      let tap = p[TAPS + t]; let dy = i32(tap >> 16u); let dx = i32(tap & 0xffffu);\n";
+fn gather(pass: Pass, a: bool, unit_stride: bool, baked: bool) -> (String, String) {
+    // A baked kernel computes a tap's offsets from the constant window; otherwise they come
+    // from the tap table in the params.
+    let tap = if baked {
+        "let dy = i32(t / KW) * DH; let dx = i32(t % KW) * DW;"
+    } else {
+        "let tap = p[TAPS + t]; let dy = i32(tap >> 16u); let dx = i32(tap & 0xffffu);"
+    };
+    let ct = format!(
+        "var c = kq0 + kq@; var t = kr0 + kr@;\n\
+         if (t >= T) {{ t = t - T; c = c + 1u; }}\n{tap}\n"
+    );
+    let ct = ct.as_str();
     const CT_HOIST: &str = "let kq@ = kk@ / T; let kr@ = kk@ % T;\n";
     const QYX: &str = "var ox = ox0 + kk@; var oy = oy0; var q = q0;\n\
                        while (ox >= OW) { ox = ox - OW; oy = oy + 1u; }\n\
@@ -160,13 +182,13 @@ fn gather(pass: Pass, a: bool, unit_stride: bool) -> (String, String) {
                  let base@ = OB + (q@ * CI + g * CG) * HW;"
             ),
             format!(
-                "{CT}let y = iy@ + dy; let x = ix@ + dx;\n\
+                "{ct}let y = iy@ + dy; let x = ix@ + dx;\n\
                  if (y >= 0 && y < IH && x >= 0 && x < IW) {{ v = b[base@ + c * HW + u32(y) * W + u32(x)]; }}"
             ),
         ),
         (Pass::GradInput, true) => (
             format!("{CT_HOIST}let row@ = OA + (g * MG * CG + gp@) * T;"),
-            format!("{CT}v = a[row@ + c * CG * T + t];"),
+            format!("{ct}v = a[row@ + c * CG * T + t];"),
         ),
         (Pass::GradInput, false) => {
             let pick = if unit_stride {
@@ -182,7 +204,7 @@ fn gather(pass: Pass, a: bool, unit_stride: bool) -> (String, String) {
                      let base@ = OB + (q@ * CO + g * MG) * OHW;"
                 ),
                 format!(
-                    "{CT}let ny = ty@ - dy; let nx = tx@ - dx;\n{pick}\
+                    "{ct}let ny = ty@ - dy; let nx = tx@ - dx;\n{pick}\
                      if (oy < OH && ox < OW) {{ v = b[base@ + c * OHW + oy * OW + ox]; }}\n}}"
                 ),
             )
@@ -219,20 +241,23 @@ pub(crate) struct Spec {
     pub epilogue: Epilogue,
     /// Stride 1 in both dims (the input gradient's gather skips its divisions).
     pub unit_stride: bool,
+    /// The geometry (`GEOMETRY`'s order) baked into the shader, or read from the params.
+    pub baked: Option<[u32; 15]>,
 }
 
 impl Spec {
     pub fn key(&self) -> String {
         let e = self.epilogue;
         format!(
-            "conv_gemm|{:?}|{}|{}|{}{}{}|{}",
+            "conv_gemm|{:?}|{}|{}|{}{}{}|{}{}",
             self.pass,
             self.tile,
             self.split,
             e.bias as u8,
             e.residual as u8,
             e.relu as u8,
-            self.unit_stride
+            self.unit_stride,
+            self.baked.map_or(String::new(), |b| format!("|{b:?}"))
         )
     }
 
@@ -263,6 +288,7 @@ impl Spec {
         let (bk, threads) = (t.bk, t.threads_x * t.threads_y);
         let (bm, bn) = (t.threads_y * t.rows, t.threads_x * t.cols);
         let (rg, cg) = (t.rows / 4, t.cols / 4);
+        let copies = if t.double_buffer { 2 } else { 1 };
         let mut s = String::from(
             "@group(0) @binding(0) var<storage, read> p: array<u32>;\n\
              @group(0) @binding(1) var<storage, read_write> out: array<f32>;\n\
@@ -275,8 +301,8 @@ impl Spec {
         let _ = writeln!(
             s,
             "var<workgroup> As: array<vec4<f32>, {}>;\nvar<workgroup> Bs: array<vec4<f32>, {}>;",
-            bk * bm / 4,
-            bk * bn / 4
+            bk * bm / 4 * copies,
+            bk * bn / 4 * copies
         );
         let _ = writeln!(
             s,
@@ -286,7 +312,7 @@ impl Spec {
              @builtin(local_invocation_index) tid: u32) {{",
             t.threads_x, t.threads_y
         );
-        s.push_str(&lets());
+        s.push_str(&lets(self.baked.as_ref()));
         let _ = writeln!(
             s,
             "    let g = wid.z / S; let sidx = wid.z % S;\n\
@@ -301,7 +327,7 @@ impl Spec {
         }
         let sides = self.sides();
         for (i, side) in sides.iter().enumerate() {
-            let (hoist, _) = gather(self.pass, i == 0, self.unit_stride);
+            let (hoist, _) = gather(self.pass, i == 0, self.unit_stride, self.baked.is_some());
             let units = side.bp * bk;
             for l in 0..units.div_ceil(threads) {
                 let sfx = format!("_{}{l}", side.x);
@@ -333,7 +359,7 @@ impl Spec {
                 step_lets(self.pass)
             );
             for (i, side) in sides.iter().enumerate() {
-                let (_, body) = gather(self.pass, i == 0, self.unit_stride);
+                let (_, body) = gather(self.pass, i == 0, self.unit_stride, self.baked.is_some());
                 for l in 0..(side.bp * bk).div_ceil(threads) {
                     let sfx = format!("_{}{l}", side.x);
                     let _ = writeln!(
@@ -350,13 +376,25 @@ impl Spec {
         };
         s.push_str(&fetch("kbeg"));
         let _ = writeln!(s, "    for (var k0 = kbeg; k0 < kend; k0 = k0 + {bk}u) {{");
-        for side in &sides {
+        // Double-buffered, steps alternate between two copies of the tiles, so the barrier
+        // after the math is not needed.
+        if t.double_buffer {
+            let _ = writeln!(
+                s,
+                "        let cp = ((k0 - kbeg) / {bk}u) & 1u; let abuf = cp * {}u; let bbuf = cp * {}u;",
+                bk * bm / 4,
+                bk * bn / 4
+            );
+        } else {
+            s.push_str("        let abuf = 0u; let bbuf = 0u;\n");
+        }
+        for (side, base) in sides.iter().zip(["abuf", "bbuf"]) {
             let units = side.bp * bk;
             for l in 0..units.div_ceil(threads) {
                 let sfx = format!("_{}{l}", side.x);
                 let _ = writeln!(
                     s,
-                    "        if (idx{sfx} < {units}u) {{ {}[slot{sfx}][lane{sfx}] = {}f{l}; }}",
+                    "        if (idx{sfx} < {units}u) {{ {}[{base} + slot{sfx}][lane{sfx}] = {}f{l}; }}",
                     side.shared, side.x
                 );
             }
@@ -367,7 +405,7 @@ impl Spec {
         for gr in 0..rg {
             let _ = writeln!(
                 s,
-                "            let a{gr} = As[kk * {}u + ty + {}u];",
+                "            let a{gr} = As[abuf + kk * {}u + ty + {}u];",
                 bm / 4,
                 gr * t.threads_y
             );
@@ -375,7 +413,7 @@ impl Spec {
         for j in 0..cg {
             let _ = writeln!(
                 s,
-                "            let b{j} = Bs[kk * {}u + tx + {}u];",
+                "            let b{j} = Bs[bbuf + kk * {}u + tx + {}u];",
                 bn / 4,
                 j * t.threads_x
             );
@@ -391,7 +429,11 @@ impl Spec {
                 }
             }
         }
-        s.push_str("        }\n        workgroupBarrier();\n    }\n");
+        s.push_str("        }\n");
+        if !t.double_buffer {
+            s.push_str("        workgroupBarrier();\n");
+        }
+        s.push_str("    }\n");
         for gr in 0..rg {
             for c in 0..4 {
                 let r = gr * 4 + c;
@@ -443,7 +485,7 @@ pub(crate) fn reduce_source(e: Epilogue) -> String {
          @builtin(local_invocation_index) lid: u32) {\n\
          \x20   let i = flat_index(wid, nwg, lid);\n",
     );
-    s.push_str(&lets());
+    s.push_str(&lets(None));
     s.push_str(
         "    let mn = M * N;\n    if (i >= G * mn) { return; }\n\
          \x20   let g = i / mn; let rem = i % mn; let m = rem / N; let col = rem % N;\n\

@@ -43,6 +43,13 @@ pub fn set_conv_kernel(tile: Option<MatmulTile>, splits: Option<usize>) {
     o.splits = splits;
 }
 
+/// Bake the convolution's geometry into its kernels as constants (`None`: borch's pick, on
+/// GPUs only), for tests and benchmarks.
+#[doc(hidden)]
+pub fn set_conv_baked(baked: Option<bool>) {
+    OVERRIDES.lock().unwrap_or_else(|p| p.into_inner()).baked = baked;
+}
+
 /// The tile and split count borch runs `pass` (`"forward"`, `"input_grad"`, `"weight_grad"`)
 /// of a convolution with (for reports).
 #[doc(hidden)]
