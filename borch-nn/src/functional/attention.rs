@@ -202,14 +202,27 @@ pub fn scaled_dot_product_attention(
 /// The shape checks the math path makes on the way (torch's errors come from there): the
 /// grouped heads and the mask added in place.
 fn math_checks(q: &Tensor, k: &Tensor, v: &Tensor, opts: &Sdpa<'_>) -> bool {
-    let Ok((k, _)) = grouped(q, k, v, opts.enable_gqa) else {
-        return false;
+    let heads = |t: &Tensor| {
+        if t.dim() >= 3 {
+            t.shape()[t.dim() - 3]
+        } else {
+            1
+        }
     };
+    let (hq, hk, hv) = (heads(q), heads(k), heads(v));
+    if opts.enable_gqa && (hk == 0 || hv == 0 || hq % hk != 0 || hq % hv != 0) {
+        return false;
+    }
     let Some(m) = opts.attn_mask else {
         return true;
     };
-    let lead = |t: &Tensor| t.shape()[..t.dim() - 2].to_vec();
-    let Ok(batch) = borch_tensor::broadcast_shapes(&lead(q), &lead(&k)) else {
+    // The key as the math path multiplies it (its heads repeated to the query's under GQA).
+    let mut ks = k.shape()[..k.dim() - 2].to_vec();
+    if opts.enable_gqa && k.dim() >= 3 && q.dim() >= 3 {
+        let n = ks.len();
+        ks[n - 1] = hq;
+    }
+    let Ok(batch) = borch_tensor::broadcast_shapes(&q.shape()[..q.dim() - 2], &ks) else {
         return false;
     };
     let mut scores = batch;
