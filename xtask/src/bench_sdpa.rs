@@ -8,7 +8,7 @@
 //! median counts. Forward+backward is `borch_autograd::grad` of the output with respect to q, k
 //! and v for a fixed output gradient.
 //!
-//! Output: a line per case and pass, `sdpa NAME PASS: fused X ms (Y TFLOP/s), math Z ms,
+//! Output: a line per case and pass, `sdpa NAME PASS: fused X ms (Y GFLOP/s), math Z ms,
 //! R.RRx [adapter]`, then one JSON line per case, pass and path (`{"bench":"sdpa","impl":
 //! "borch",...}`) that `scripts/bench_sdpa_torch.py --compare` reads.
 
@@ -134,7 +134,11 @@ fn err(e: impl std::fmt::Display) -> String {
 
 /// One element of `t`, read back (the call that made it has then finished).
 fn read_one(t: &Tensor) -> Result<f32, String> {
-    let one = t.reshape(&[-1]).map_err(err)?.narrow(0, 0, 1).map_err(err)?;
+    let one = t
+        .reshape(&[-1])
+        .map_err(err)?
+        .narrow(0, 0, 1)
+        .map_err(err)?;
     Ok(one.to_vec_blocking::<f32>().map_err(err)?[0])
 }
 
@@ -225,10 +229,10 @@ pub fn run(args: &[&str]) -> Result<(), String> {
             let fused = fused?;
             let tflops = |ms: f64| s.flops(pass) / (ms * 1e-3) / 1e12;
             let mut text = format!(
-                "sdpa {} {pass}: fused {:.3} ms ({:.2} TFLOP/s, {} dispatches, first call {:.0} ms)",
+                "sdpa {} {pass}: fused {:.3} ms ({:.1} GFLOP/s, {} dispatches, first call {:.0} ms)",
                 s.name(),
                 fused.median_ms,
-                tflops(fused.median_ms),
+                tflops(fused.median_ms) * 1e3,
                 fused.dispatches,
                 fused.first_ms
             );
