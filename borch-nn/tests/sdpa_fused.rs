@@ -217,3 +217,52 @@ fn fused_forward_is_one_dispatch_and_backward_four() {
     // Dropout keeps the math path (torch's RNG stream).
     assert!(!sdpa_fusable(&q, &k, &v, 0.1, &fused));
 }
+
+/// A backward that builds a graph (`create_graph`) takes the fused op's composed derivative
+/// (the math path recomputed from the recorded inputs, with a graph): the same gradients.
+#[test]
+fn create_graph_backward_goes_through_the_math_path() {
+    let _turn = PATH.lock().unwrap_or_else(|p| p.into_inner());
+    let grads = |path: SdpaPath| {
+        set_sdpa_path(path);
+        manual_seed(3);
+        let (q, k, v) = (
+            leaf(&[1, 2, 66, 4]),
+            leaf(&[1, 2, 35, 4]),
+            leaf(&[1, 2, 35, 4]),
+        );
+        let mask = rand(&[66, 35], None).unwrap().gt(0.2).unwrap();
+        let o = Sdpa {
+            attn_mask: Some(&mask),
+            ..Sdpa::default()
+        };
+        let d0 = default_device().unwrap().dispatches();
+        let out = scaled_dot_product_attention(&q, &k, &v, &o).unwrap();
+        let forward = default_device().unwrap().dispatches() - d0;
+        let g = randn(out.shape(), None).unwrap();
+        let inputs = [q, k, v];
+        let d1 = default_device().unwrap().dispatches();
+        let gs = borch_autograd::grad(&[out], &inputs, &[Some(g)], None, true, false).unwrap();
+        let back = default_device().unwrap().dispatches() - d1;
+        set_sdpa_path(SdpaPath::Auto);
+        let mut r: Vec<Vec<f64>> = gs.iter().map(|g| host(g.as_ref().unwrap())).collect();
+        r.push(vec![forward as f64, back as f64]);
+        r
+    };
+    let math = grads(SdpaPath::Math);
+    let fused = grads(SdpaPath::Auto);
+    assert_eq!(fused[3][0], 1.0, "the fused forward ran");
+    // The composed backward (the math path's forward and backward), not the 4 fused kernels.
+    assert!(fused[3][1] > 4.0, "{} backward dispatches", fused[3][1]);
+    for (what, (a, b)) in ["dq", "dk", "dv"].iter().zip(fused.iter().zip(&math)) {
+        let worst = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs() / (1.0 + y.abs()))
+            .fold(0.0, f64::max);
+        assert!(
+            a.len() == b.len() && worst <= 1e-4,
+            "{what}: worst {worst:e}"
+        );
+    }
+}

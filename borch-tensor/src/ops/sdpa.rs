@@ -4,7 +4,7 @@
 //! validates the call (torch's messages) and routes here where [`sdpa_fusable`] says so; the
 //! rest (dropout, a float mask that requires grad, head dims above 128, empty tensors) takes
 //! the math path. While a backward builds a graph (`create_graph`), the gradients come from the
-//! caller's composed function instead, so higher derivatives keep working.
+//! caller's composed function instead (borch-nn: the math path with a graph).
 
 use std::sync::{Arc, Mutex};
 
