@@ -50,6 +50,9 @@ pub use ops::pool_nd::{
     max_pool3d_with_indices,
 };
 pub use ops::random::{normal, rand, randint, randn, randperm};
+pub use ops::sdpa::{
+    SdpaComposed, SdpaOptions, SdpaPath, sdpa_fusable, sdpa_fused, sdpa_path, set_sdpa_path,
+};
 pub use ops::unfold::{Window, Window2d, Window3d};
 pub use random::{Generator, default_generator, initial_seed, manual_seed};
 pub use scalar::{Operand, Scalar};

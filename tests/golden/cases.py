@@ -35,6 +35,8 @@ from families import attention  # noqa: E402
 FAMILIES.append(attention)
 from families import conv_gemm  # noqa: E402
 FAMILIES.append(conv_gemm)
+from families import attention_fused  # noqa: E402
+FAMILIES.append(attention_fused)
 
 
 def main():

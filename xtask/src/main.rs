@@ -7,6 +7,7 @@ mod bench_dispatch;
 mod bench_matmul;
 mod bench_matmul_call;
 mod bench_resnet18;
+mod bench_sdpa;
 mod bench_train_mlp;
 mod build_js;
 mod build_py;
@@ -26,6 +27,8 @@ const USAGE: &str = "usage:
   cargo xtask bench train-mlp [--warmup W] [--steps N] [--sizes 784,1024,1024,10] [--batch B]
   cargo xtask bench resnet18 [--batches 16,32,64] [--eval-batches 1,16] [--modes eager] \
 [--warmup W] [--steps N] [--width 64] [--export-weights PATH]
+  cargo xtask bench sdpa [--small | --full] [--passes forward,forward_backward] [--warmup W] \
+[--reps R] [--no-math]
   cargo xtask bench dispatch [--ops 1000] [--numel 1024] [--warmup W] [--reps R] [--compare]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
 [--steps N] [--cases matmul,mlp,resnet18] [--width 64] [--resnet-steps 3] [--resnet-parts eval,train]
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
         ["bench", "resnet18", rest @ ..] => bench_resnet18::run(rest),
         ["bench", "browser", rest @ ..] => bench_browser::run(rest),
         ["bench", "dispatch", rest @ ..] => bench_dispatch::run(rest),
+        ["bench", "sdpa", rest @ ..] => bench_sdpa::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
         ["build-py", rest @ ..] => build_py::run(rest),
         _ => Err(USAGE.to_string()),

@@ -1,9 +1,15 @@
-//! torch's `F.scaled_dot_product_attention`, composed as torch's math path
-//! (`_scaled_dot_product_attention_math`) from recorded ops, so autograd gives torch's
-//! gradients: `q·√s @ (kᵀ·√s) + mask`, `_safe_softmax` (a row every key of which is masked gives
-//! zeros, not NaN), dropout as `F.dropout` (torch's CPU draw), then `@ v`.
+//! torch's `F.scaled_dot_product_attention`. Where borch-tensor's fused kernels take the call
+//! (`sdpa_fusable`: f32, no dropout, a bool mask or a float mask that needs no gradient, head
+//! dims up to 128) it runs there: one dispatch forward, four backward, no `L x S` matrix.
+//! Otherwise it is composed as torch's math path (`_scaled_dot_product_attention_math`) from
+//! recorded ops, so autograd gives torch's gradients: `q·√s @ (kᵀ·√s) + mask`, `_safe_softmax`
+//! (a row every key of which is masked gives zeros, not NaN), dropout as `F.dropout` (torch's
+//! CPU draw), then `@ v`. The math path is also the fused op's backward when the backward
+//! builds a graph (`create_graph`).
 
-use borch_tensor::{BorchError, DType, Result, Tensor};
+use std::sync::Arc;
+
+use borch_tensor::{BorchError, DType, Result, SdpaOptions, Tensor, sdpa_fusable, sdpa_fused};
 
 use super::dropout::dropout;
 
@@ -158,19 +164,120 @@ pub fn scaled_dot_product_attention(
             crate::repr::py_float(opts.dropout_p)
         ));
     }
-    let mut mask = opts.attn_mask.map(float_mask).transpose()?;
     let e = query.shape()[query.dim() - 1];
     let scale = opts.scale.unwrap_or(1.0 / (e as f64).sqrt());
+    if opts.is_causal && opts.attn_mask.is_some() {
+        return runtime(
+            "_scaled_dot_product_attention: Explicit attn_mask should not be set when \
+             is_causal=True"
+                .into(),
+        );
+    }
+    let fused = SdpaOptions {
+        attn_mask: opts.attn_mask,
+        is_causal: opts.is_causal,
+        scale,
+        enable_gqa: opts.enable_gqa,
+    };
+    if sdpa_fusable(query, key, value, opts.dropout_p, &fused)
+        && math_checks(query, key, value, opts)
+    {
+        let mask = opts.attn_mask.cloned();
+        let (is_causal, scale, enable_gqa) = (opts.is_causal, opts.scale, opts.enable_gqa);
+        let composed: borch_tensor::SdpaComposed = Arc::new(move |inputs, grad| {
+            let o = Sdpa {
+                attn_mask: mask.as_ref(),
+                dropout_p: 0.0,
+                is_causal,
+                scale,
+                enable_gqa,
+            };
+            composed_grads(inputs, grad, &o)
+        });
+        return sdpa_fused(query, key, value, &fused, composed);
+    }
+    math(query, key, value, opts, scale)
+}
+
+/// The shape checks the math path makes on the way (torch's errors come from there): the
+/// grouped heads and the mask added in place.
+fn math_checks(q: &Tensor, k: &Tensor, v: &Tensor, opts: &Sdpa<'_>) -> bool {
+    let heads = |t: &Tensor| {
+        if t.dim() >= 3 {
+            t.shape()[t.dim() - 3]
+        } else {
+            1
+        }
+    };
+    let (hq, hk, hv) = (heads(q), heads(k), heads(v));
+    if opts.enable_gqa && (hk == 0 || hv == 0 || hq % hk != 0 || hq % hv != 0) {
+        return false;
+    }
+    let Some(m) = opts.attn_mask else {
+        return true;
+    };
+    // The key as the math path multiplies it (its heads repeated to the query's under GQA).
+    let mut ks = k.shape()[..k.dim() - 2].to_vec();
+    if opts.enable_gqa && k.dim() >= 3 && q.dim() >= 3 {
+        let n = ks.len();
+        ks[n - 1] = hq;
+    }
+    let Ok(batch) = borch_tensor::broadcast_shapes(&q.shape()[..q.dim() - 2], &ks) else {
+        return false;
+    };
+    let mut scores = batch;
+    scores.extend([q.shape()[q.dim() - 2], k.shape()[k.dim() - 2]]);
+    check_in_place(&scores, m.shape()).is_ok()
+}
+
+/// The gradients of query, key and value (those that require grad) through the math path,
+/// with a graph: the fused op's backward under `create_graph`.
+fn composed_grads(
+    inputs: &[Tensor],
+    grad: &Tensor,
+    opts: &Sdpa<'_>,
+) -> Result<Vec<Option<Tensor>>> {
+    let e = inputs[0].shape()[inputs[0].dim() - 1];
+    let scale = opts.scale.unwrap_or(1.0 / (e as f64).sqrt());
+    let out = math(&inputs[0], &inputs[1], &inputs[2], opts, scale)?;
+    let wanted: Vec<Tensor> = inputs
+        .iter()
+        .filter(|t| t.requires_grad())
+        .cloned()
+        .collect();
+    let mut grads = borch_autograd::grad(
+        &[out],
+        &wanted,
+        &[Some(grad.clone())],
+        Some(false),
+        true,
+        true,
+    )?
+    .into_iter();
+    Ok(inputs
+        .iter()
+        .map(|t| {
+            if t.requires_grad() {
+                grads.next().flatten()
+            } else {
+                None
+            }
+        })
+        .collect())
+}
+
+/// torch's `_scaled_dot_product_attention_math`.
+fn math(
+    query: &Tensor,
+    key: &Tensor,
+    value: &Tensor,
+    opts: &Sdpa<'_>,
+    scale: f64,
+) -> Result<Tensor> {
+    let mut mask = opts.attn_mask.map(float_mask).transpose()?;
     let root = scale.abs().sqrt();
     let q = query.mul(if scale < 0.0 { -root } else { root })?;
     if opts.is_causal {
-        if mask.is_some() {
-            return runtime(
-                "_scaled_dot_product_attention: Explicit attn_mask should not be set when \
-                 is_causal=True"
-                    .into(),
-            );
-        }
         let (l, s) = (q.shape()[q.dim() - 2], key.shape()[key.dim() - 2]);
         mask = Some(causal_mask(l, s)?);
     }

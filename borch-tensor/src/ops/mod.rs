@@ -28,6 +28,7 @@ pub mod reduce;
 pub(crate) mod reduce_specs;
 pub mod scan;
 pub mod scatter;
+pub mod sdpa;
 pub mod sequence;
 pub mod softmax;
 pub mod sort;

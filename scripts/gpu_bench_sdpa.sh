@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# `cargo xtask bench sdpa` and the same shapes in torch, on a lent GPU machine that has torch
+# but no package registry (see shared ENVIRONMENT.md). Two halves, as gpu_bench_resnet18.sh:
+#
+#   scripts/gpu_bench_sdpa.sh prepare   # here: build the release xtask, fetch the Vulkan loader
+#                                       # packages, all into the git-ignored .dev/gpu/
+#   scripts/gpu_bench_sdpa.sh run       # there (with .dev/gpu carried): borch, then torch with
+#                                       # --compare, ROUNDS rounds (default 1)
+#
+# Options through the environment: REPS (timed calls, default 20), WARMUP (default 3), ARGS
+# (more options for the borch bench, e.g. --no-math), TIMEOUT (seconds per half, default 250).
+# `run` writes its outputs under $OUT (or ./target/gpu-bench) and prints everything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=.dev/gpu
+case "${1:-}" in
+prepare)
+  mkdir -p "$dir"
+  cargo build --release -p xtask
+  cp "${CARGO_TARGET_DIR:-target}/release/xtask" "$dir/xtask"
+  if ! ls "$dir"/libvulkan1_*.deb "$dir"/libglvnd0_*.deb "$dir"/libegl1_*.deb >/dev/null 2>&1; then
+    (cd "$dir" && apt-get download libvulkan1 libglvnd0 libegl1)
+  fi
+  du -sh "$dir"
+  ;;
+run)
+  out="${OUT:-target/gpu-bench}"
+  mkdir -p "$out"
+  if ! ldconfig -p | grep libvulkan.so.1 >/dev/null; then
+    for f in "$dir"/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+  fi
+  export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg}" WGPU_BACKEND="${WGPU_BACKEND:-vulkan}"
+  mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+  reps="${REPS:-20}" warmup="${WARMUP:-3}" t="${TIMEOUT:-250}"
+  for i in $(seq 1 "${ROUNDS:-1}"); do
+    echo "== round $i: borch"
+    # shellcheck disable=SC2086
+    timeout "$t" "$dir/xtask" bench sdpa --full --reps "$reps" --warmup "$warmup" ${ARGS:-} \
+      | tee "$out/sdpa_borch$i.txt" || true
+    echo "== round $i: torch"
+    timeout "$t" python3 scripts/bench_sdpa_torch.py --reps "$reps" --warmup "$warmup" \
+      --compare "$out/sdpa_borch$i.txt" | tee "$out/sdpa_torch$i.txt" || true
+  done
+  ;;
+*)
+  echo "usage: $0 prepare|run" >&2
+  exit 2
+  ;;
+esac
