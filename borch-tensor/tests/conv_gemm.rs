@@ -5,9 +5,7 @@
 //! no column buffer is allocated. One #[test] runs the checks in sequence: the kernel overrides
 //! and the device counters are process-wide.
 
-use borch_tensor::ops::conv_gemm::{
-    ConvPath, set_conv_baked, set_conv_kernel, set_conv_path, set_conv_weight_grad_matmul,
-};
+use borch_tensor::ops::conv_gemm::{ConvPath, set_conv_baked, set_conv_kernel, set_conv_path};
 use borch_tensor::ops::matmul::MatmulTile;
 use borch_tensor::{
     Op, Padding, Tensor, conv1d, conv2d, conv2d_fused, default_device, linear_relu,
@@ -275,12 +273,6 @@ fn shapes_match_the_reference() {
     }
     set_conv_baked(None);
     set_conv_kernel(None, None);
-    // Weight gradients as im2col + one matmul (borch's pick on GPUs for small planes).
-    set_conv_weight_grad_matmul(Some(true));
-    for cs in &cases {
-        check_case(cs, "weight grad as matmul");
-    }
-    set_conv_weight_grad_matmul(None);
 }
 
 /// conv2d_fused: bias, residual and ReLU in the kernel's stores; conv1d and 'same' with an even

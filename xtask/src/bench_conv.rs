@@ -9,8 +9,7 @@
 //! (input gradient) or only the weight (weight gradient) requiring grad.
 //!
 //! Kernel choice: `BORCH_CONV_TILE=TXxTYxRxCxK` and `BORCH_CONV_SPLITS=S` (1: never split),
-//! `BORCH_CONV_BAKED=0|1` (geometry as params or as shader constants),
-//! `BORCH_CONV_WGRAD_MATMUL=0|1` (weight gradients as the implicit GEMM or im2col + matmul)
+//! `BORCH_CONV_BAKED=0|1` (geometry as params or as shader constants)
 //! override borch's pick for the whole run; `--tile A,B,...` also times the implicit path with
 //! each of these tiles (the `sweep` of each JSON line).
 //!
@@ -24,7 +23,6 @@ use std::time::Instant;
 use borch_device::{Device, default_device};
 use borch_tensor::ops::conv_gemm::{
     ConvPath, conv_plan, set_conv_baked, set_conv_kernel, set_conv_path,
-    set_conv_weight_grad_matmul,
 };
 use borch_tensor::ops::matmul::MatmulTile;
 use borch_tensor::{Padding, Tensor, Window2d, conv2d};
@@ -372,11 +370,6 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     if let Ok(v) = std::env::var("BORCH_CONV_BAKED") {
         set_conv_baked(Some(v != "0"));
         eprintln!("geometry baked into the conv shaders: {}", v != "0");
-    }
-    // BORCH_CONV_WGRAD_MATMUL=0|1: weight gradients as the implicit GEMM or im2col + matmul.
-    if let Ok(v) = std::env::var("BORCH_CONV_WGRAD_MATMUL") {
-        set_conv_weight_grad_matmul(Some(v != "0"));
-        eprintln!("weight gradients as im2col + matmul: {}", v != "0");
     }
     let mut failed = false;
     for &batch in &o.batches {

@@ -59,15 +59,12 @@ pub(crate) struct Overrides {
     pub splits: Option<usize>,
     /// Bake the geometry into the shader (`None`: on GPUs, not on software adapters).
     pub baked: Option<bool>,
-    /// Weight gradients as im2col + matmul (`None`: borch's pick).
-    pub weight_grad_matmul: Option<bool>,
 }
 
 pub(crate) static OVERRIDES: Mutex<Overrides> = Mutex::new(Overrides {
     tile: None,
     splits: None,
     baked: None,
-    weight_grad_matmul: None,
 });
 
 /// The geometry words (`GEOMETRY`'s order) when this pass's kernel bakes them in: the forward
@@ -102,7 +99,7 @@ fn baked(device: &Device, geom: &ConvGeom, pass: Pass) -> Option<[u32; 15]> {
     })
 }
 
-pub(crate) fn overrides() -> Overrides {
+fn overrides() -> Overrides {
     *OVERRIDES.lock().unwrap_or_else(|p| p.into_inner())
 }
 

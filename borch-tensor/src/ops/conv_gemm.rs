@@ -50,17 +50,6 @@ pub fn set_conv_baked(baked: Option<bool>) {
     OVERRIDES.lock().unwrap_or_else(|p| p.into_inner()).baked = baked;
 }
 
-/// Run weight gradients as im2col + one matmul (`Some(true)`), always as the implicit GEMM
-/// (`Some(false)`), or borch's pick (`None`: im2col on GPUs for small planes), for tests and
-/// benchmarks.
-#[doc(hidden)]
-pub fn set_conv_weight_grad_matmul(on: Option<bool>) {
-    OVERRIDES
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .weight_grad_matmul = on;
-}
-
 /// The tile and split count borch runs `pass` (`"forward"`, `"input_grad"`, `"weight_grad"`)
 /// of a convolution with (for reports).
 #[doc(hidden)]
@@ -281,10 +270,7 @@ impl ConvBackward {
         } else {
             None
         };
-        let gw = if needs(node, 1) && self.weight_grad_as_matmul(g) {
-            let x = node.saved_input(0)?.detach();
-            Some(self.matmul_weight_grad(&x, &gc)?)
-        } else if needs(node, 1) {
+        let gw = if needs(node, 1) {
             let x = node.saved_input(0)?.contiguous()?;
             let k = geom.window.kernel;
             let shape = [geom.c_out, geom.c_in / geom.groups, k[0], k[1]];
@@ -304,43 +290,6 @@ impl ConvBackward {
             None
         };
         Ok((gx, gw))
-    }
-
-    /// Whether the weight gradient runs as im2col + one matmul instead of the implicit GEMM: on
-    /// GPUs for small output planes (≤ 8 x 8), where the implicit kernel's K (batch x plane)
-    /// gather ran at 10-13 TFLOP/s on an H200, when the column buffer stays under 64 MiB.
-    fn weight_grad_as_matmul(&self, g: &Tensor) -> bool {
-        let geom = &self.geom;
-        let w = &geom.window;
-        let cols_bytes = geom.batch * w.windows() * geom.c_in * w.taps() * 4;
-        let auto =
-            !g.device().adapter_info().is_software && w.windows() <= 64 && cols_bytes <= 64 << 20;
-        geom.groups == 1 && conv_gemm::overrides().weight_grad_matmul.unwrap_or(auto)
-    }
-
-    /// `g [C_out, (n, windows)] @ cols [(n, windows), (C_in, taps)]`: the columns of every
-    /// sample side by side along K, so the whole batch is one product (not a product per
-    /// sample summed afterwards, as `composed_weight_grad`).
-    fn matmul_weight_grad(&self, x: &Tensor, g: &Tensor) -> Result<Tensor> {
-        let geom = &self.geom;
-        let w = &geom.window;
-        let (n, c, oc) = (geom.batch, geom.c_in, geom.c_out);
-        let (ct, win) = (c * w.taps(), w.windows());
-        let i = |v: usize| v as isize;
-        let cols = x
-            .reshape(&[i(n * c), i(w.input[0]), i(w.input[1])])?
-            .im2col(w, 0.0)?
-            .reshape(&[i(n), i(ct), i(win)])?
-            .permute(&[1, 0, 2])?
-            .contiguous()?
-            .reshape(&[i(ct), i(n * win)])?;
-        let g2 = g
-            .reshape(&[i(n), i(oc), i(win)])?
-            .permute(&[1, 0, 2])?
-            .contiguous()?
-            .reshape(&[i(oc), i(n * win)])?;
-        g2.matmul(&cols.t()?)?
-            .reshape(&[i(oc), i(c), i(w.kernel[0]), i(w.kernel[1])])
     }
 
     /// The same gradients from differentiable ops on the recorded inputs (`col2im` of
