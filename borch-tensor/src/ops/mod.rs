@@ -25,6 +25,7 @@ pub mod pool_nd;
 pub mod random;
 pub mod rearrange;
 pub mod reduce;
+pub mod rnn_gates;
 pub(crate) mod reduce_specs;
 pub mod scan;
 pub mod scatter;
