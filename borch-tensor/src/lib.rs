@@ -49,8 +49,9 @@ pub use ops::pool_nd::{
     avg_pool1d, avg_pool3d, max_pool1d, max_pool1d_with_indices, max_pool3d,
     max_pool3d_with_indices,
 };
-pub use ops::rnn_gates::{GateKind, rnn_gates_fusable, rnn_gates_fused};
 pub use ops::random::{normal, rand, randint, randn, randperm};
+pub use ops::rnn_gates::{GateKind, rnn_gates_fusable, rnn_gates_fused};
+pub use ops::rnn_layer::{rnn_layer_fusable, rnn_layer_fused, rnn_layer_outputs};
 pub use ops::unfold::{Window, Window2d, Window3d};
 pub use random::{Generator, default_generator, initial_seed, manual_seed};
 pub use scalar::{Operand, Scalar};

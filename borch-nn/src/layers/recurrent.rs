@@ -368,9 +368,9 @@ pub(crate) fn cell_step(
 ) -> Result<(Tensor, Option<Tensor>)> {
     let state = match kind {
         GateKind::Gru => Some(h),
-        GateKind::Lstm => Some(
-            c.ok_or_else(|| BorchError::Runtime("LSTM: the cell state is missing".into()))?,
-        ),
+        GateKind::Lstm => {
+            Some(c.ok_or_else(|| BorchError::Runtime("LSTM: the cell state is missing".into()))?)
+        }
         _ => None,
     };
     if rnn_gates_fusable(gi, gh, state) {

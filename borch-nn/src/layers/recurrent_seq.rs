@@ -1,10 +1,15 @@
 //! torch's sequence modules `nn.RNN`, `nn.LSTM` and `nn.GRU`: layers of cells over time, in one
 //! or both directions. As cuDNN, the input projection `x W_ih^T + b_ih` is one matmul for the
-//! whole sequence; a time step is then one `addmm` (`h W_hh^T + b_hh`), one fused gate kernel
-//! (`recurrent::cell_step`) and the copy of `h'` into the output (`stack`).
+//! whole sequence; a layer is then one recorded op (`borch_tensor::rnn_layer_fused`) whose time
+//! step costs one `addmm` (`h W_hh^T + b_hh`) and one fused gate kernel writing into the
+//! output (backward: one gate kernel and one matmul a step). LSTMs with `proj_size` and other
+//! dtypes go step by step through `recurrent::cell_step`.
 
 use borch_tensor::api::Value;
-use borch_tensor::{BorchError, DType, GateKind, Result, Tensor, stack, zeros};
+use borch_tensor::{
+    BorchError, DType, GateKind, Result, Tensor, rnn_layer_fusable, rnn_layer_fused,
+    rnn_layer_outputs, stack, zeros,
+};
 
 use super::parameter;
 use super::recurrent::{cell_step, opt_tensors};
@@ -393,14 +398,34 @@ impl RNNBase {
         let (n, i_size) = (x.shape()[1], x.shape()[2]);
         let gw = w.w_ih.shape()[0] as isize;
         // 2-D, so a bias makes it one addmm.
-        let gi_all = F::linear(&x.reshape(&[-1, i_size as isize])?, &w.w_ih, w.b_ih.as_ref())?
-            .reshape(&[steps as isize, n as isize, gw])?;
+        let gi_all = F::linear(
+            &x.reshape(&[-1, i_size as isize])?,
+            &w.w_ih,
+            w.b_ih.as_ref(),
+        )?
+        .reshape(&[steps as isize, n as isize, gw])?;
         let kind = match self.mode {
             RnnMode::Tanh => GateKind::Tanh,
             RnnMode::Relu => GateKind::Relu,
             RnnMode::Gru => GateKind::Gru,
             RnnMode::Lstm => GateKind::Lstm,
         };
+        if w.w_hr.is_none() && rnn_layer_fusable(&gi_all, &init[0]) {
+            let lstm = kind == GateKind::Lstm;
+            let y = rnn_layer_fused(
+                kind,
+                &gi_all,
+                &w.w_hh,
+                w.b_hh.as_ref(),
+                &init[0],
+                init.get(1),
+                reverse,
+            )?;
+            let (out, h_n, c_n) = rnn_layer_outputs(&y, lstm, reverse)?;
+            let mut last = vec![h_n];
+            last.extend(c_n);
+            return Ok((out, last));
+        }
         let mut h = init[0].clone();
         let mut c = init.get(1).cloned();
         let mut outs: Vec<Option<Tensor>> = vec![None; steps];

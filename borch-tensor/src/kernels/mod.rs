@@ -13,6 +13,7 @@ pub mod prelude;
 pub(crate) mod reduce;
 pub(crate) mod reduce_wgsl;
 pub(crate) mod rnn_gates;
+pub(crate) mod rnn_layer;
 pub(crate) mod scan;
 pub(crate) mod scatter;
 pub(crate) mod sort;
@@ -64,6 +65,7 @@ pub(crate) fn shape_sources() -> Vec<(String, String)> {
     out.extend(batch_norm::sources());
     out.extend(batch_norm_split::sources());
     out.extend(rnn_gates::sources());
+    out.extend(rnn_layer::sources());
     for dt in [DType::Float32, DType::Int64, DType::Bool] {
         let n = dt.name();
         out.push((format!("gather|{n}"), gather::source(dt)));

@@ -35,35 +35,38 @@ impl GateKind {
     }
 }
 
-const HEAD: &str = r#"    let i = flat_index(wid, nwg, lid);
+pub(crate) const HEAD: &str = r#"    let i = flat_index(wid, nwg, lid);
     if (i >= p[0]) { return; }
     let hs = p[1];
     let row = (i / hs) * GATES * hs + i % hs;
 "#;
 
-fn pre(k: u32) -> String {
+pub(crate) fn pre(k: u32) -> String {
     format!("(gi[sp(2u) + i32(row + {k}u * hs)] + gh[sp(3u) + i32(row + {k}u * hs)])")
 }
 
-/// Params: N·H, H, gi offset, gh offset, state offset (h for a GRU, c for an LSTM).
-pub(crate) fn forward_source(kind: GateKind) -> String {
+/// Params: N·H, H, gi offset, gh offset, state offset (h for a GRU, c for an LSTM), h' offset
+/// and (LSTM) c' offset in `out`. With `state_in_out` the state is read from `out` (a layer's
+/// previous step, `kernels/rnn_layer.rs`), else from its own tensor.
+pub(crate) fn forward_source(kind: GateKind, state_in_out: bool) -> String {
     let mut b = Bindings::new();
     b.add("out", true, "f32");
     b.add("gi", false, "f32");
     b.add("gh", false, "f32");
-    if matches!(kind, GateKind::Gru | GateKind::Lstm) {
+    let stateful = matches!(kind, GateKind::Gru | GateKind::Lstm);
+    if stateful && !state_in_out {
         b.add("st", false, "f32");
     }
     let body = match kind {
-        GateKind::Tanh => format!("    out[i] = tanh_({});\n", pre(0)),
+        GateKind::Tanh => format!("    out[sp(5u) + i32(i)] = tanh_({});\n", pre(0)),
         GateKind::Relu => format!(
-            "    let v = {};\n    out[i] = select(v, 0.0, v < 0.0);\n",
+            "    let v = {};\n    out[sp(5u) + i32(i)] = select(v, 0.0, v < 0.0);\n",
             pre(0)
         ),
         GateKind::Gru => r#"    let r = sigmoid_(gi[sp(2u) + i32(row)] + gh[sp(3u) + i32(row)]);
     let z = sigmoid_(gi[sp(2u) + i32(row + hs)] + gh[sp(3u) + i32(row + hs)]);
     let n = tanh_(gi[sp(2u) + i32(row + 2u * hs)] + r * gh[sp(3u) + i32(row + 2u * hs)]);
-    out[i] = (st[sp(4u) + i32(i)] - n) * z + n;
+    out[sp(5u) + i32(i)] = (st[sp(4u) + i32(i)] - n) * z + n;
 "#
         .to_string(),
         GateKind::Lstm => format!(
@@ -72,14 +75,19 @@ pub(crate) fn forward_source(kind: GateKind) -> String {
     let gg = tanh_({});
     let og = sigmoid_({});
     let c = fg * st[sp(4u) + i32(i)] + ig * gg;
-    out[p[0] + i] = c;
-    out[i] = og * tanh_(c);
+    out[sp(6u) + i32(i)] = c;
+    out[sp(5u) + i32(i)] = og * tanh_(c);
 "#,
             pre(0),
             pre(1),
             pre(2),
             pre(3)
         ),
+    };
+    let body = if state_in_out {
+        body.replace("st[", "out[")
+    } else {
+        body
     };
     source(&b, kind, &body)
 }
@@ -160,7 +168,7 @@ pub(crate) fn backward_source(kind: GateKind) -> String {
     source(&b, kind, &body)
 }
 
-fn source(b: &Bindings, kind: GateKind, body: &str) -> String {
+pub(crate) fn source(b: &Bindings, kind: GateKind, body: &str) -> String {
     format!(
         "{decls}{index}{math}const GATES: u32 = {gates}u;\n{MAIN_WG}{HEAD}{body}}}\n",
         decls = b.decls,
@@ -170,11 +178,16 @@ fn source(b: &Bindings, kind: GateKind, body: &str) -> String {
     )
 }
 
-fn off(t: &Tensor) -> u32 {
+pub(crate) fn off(t: &Tensor) -> u32 {
     t.storage_offset() as u32
 }
 
-fn run(kernel: &Kernel<'_>, tensors: &[&Tensor], params: &[u32], total: usize) -> Result<()> {
+pub(crate) fn run(
+    kernel: &Kernel<'_>,
+    tensors: &[&Tensor],
+    params: &[u32],
+    total: usize,
+) -> Result<()> {
     launch(
         tensors[0].device(),
         kernel,
@@ -199,23 +212,70 @@ pub(crate) fn forward(
     };
     let out = Tensor::uninit(gi.device(), &shape, DType::Float32)?;
     let total = n * h;
+    forward_into(kind, gi, gh, state, &out, [0, total], [n, h])?;
+    Ok(out)
+}
+
+/// One step forward writing `h'` (and `c'`) into `out` at the element offsets `[h_at, c_at]`;
+/// without `state`, a GRU or LSTM reads its state from `out` at element `state_at`.
+#[allow(clippy::too_many_arguments)]
+fn launch_forward(
+    kind: GateKind,
+    gi: &Tensor,
+    gh: &Tensor,
+    state: Option<&Tensor>,
+    state_at: u32,
+    out: &Tensor,
+    [h_at, c_at]: [usize; 2],
+    [n, h]: [usize; 2],
+) -> Result<()> {
+    let total = n * h;
+    let in_out = state.is_none() && matches!(kind, GateKind::Gru | GateKind::Lstm);
     let params = [
         total as u32,
         h as u32,
         off(gi),
         off(gh),
-        state.map_or(0, off),
+        state.map_or(state_at, off),
+        h_at as u32,
+        c_at as u32,
     ];
-    let mut tensors = vec![&out, gi, gh];
+    let mut tensors = vec![out, gi, gh];
     tensors.extend(state);
-    let key = format!("rnn_gates_forward|{kind:?}");
+    let key = format!("rnn_gates_forward|{kind:?}|{in_out}");
     let kernel = Kernel {
         key: &key,
-        source: &|| forward_source(kind),
+        source: &|| forward_source(kind, in_out),
         bounds_checked: true,
     };
-    run(&kernel, &tensors, &params, total)?;
-    Ok(out)
+    run(&kernel, &tensors, &params, total)
+}
+
+/// `forward` into a given contiguous `out` at element offsets `[h', c']`.
+pub(crate) fn forward_into(
+    kind: GateKind,
+    gi: &Tensor,
+    gh: &Tensor,
+    state: Option<&Tensor>,
+    out: &Tensor,
+    slots: [usize; 2],
+    dims: [usize; 2],
+) -> Result<()> {
+    launch_forward(kind, gi, gh, state, 0, out, slots, dims)
+}
+
+/// One step of a layer: the state (GRU: h, LSTM: c) read from `out` at element `state_at`,
+/// `h'` (and `c'`) written at `slots`.
+pub(crate) fn forward_in_place(
+    kind: GateKind,
+    gi: &Tensor,
+    gh: &Tensor,
+    out: &Tensor,
+    state_at: usize,
+    slots: [usize; 2],
+    dims: [usize; 2],
+) -> Result<()> {
+    launch_forward(kind, gi, gh, None, state_at as u32, out, slots, dims)
 }
 
 /// The gradients of one step: `(dgi, dgh, dstate)`; `dgh` is `dgi` except for a GRU. `y` is the
@@ -283,10 +343,12 @@ pub(crate) fn sources() -> Vec<(String, String)> {
         GateKind::Gru,
         GateKind::Lstm,
     ] {
-        out.push((
-            format!("rnn_gates_forward|{kind:?}"),
-            forward_source(kind),
-        ));
+        for in_out in [false, true] {
+            out.push((
+                format!("rnn_gates_forward|{kind:?}|{in_out}"),
+                forward_source(kind, in_out),
+            ));
+        }
         out.push((
             format!("rnn_gates_backward|{kind:?}"),
             backward_source(kind),

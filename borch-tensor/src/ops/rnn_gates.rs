@@ -109,7 +109,8 @@ impl BackwardFn for GatesBackward {
             _ => gi.clone(),
         };
         let g = grad.detach().contiguous()?;
-        let (dgi, dgh, dst) = k::backward(self.kind, &gi, &gh, st.as_ref(), &y, &g, [self.n, self.h])?;
+        let (dgi, dgh, dst) =
+            k::backward(self.kind, &gi, &gh, st.as_ref(), &y, &g, [self.n, self.h])?;
         let mut out = vec![Some(dgi), Some(dgh)];
         if with_state {
             out.push(dst);
