@@ -1,18 +1,22 @@
 //! One recurrent time step's gate math as one fused kernel (`kernels/rnn_gates.rs`), recorded
 //! for autograd as one op that brings its own backward (one kernel too): RNN (tanh, relu), GRU
 //! and LSTM cells from the gate pre-activations `gi = x W_ih^T + b_ih`, `gh = h W_hh^T + b_hh`.
-//! While a backward builds a graph (`create_graph`), the gradients are composed from
-//! differentiable ops instead, so higher derivatives keep working.
+//! A backward that builds a graph (`create_graph`) is refused (NotImplementedError): composed
+//! gradients gave torch's first derivatives but not its second (tests/nn/rnn_double_backward.json).
 
 use std::sync::Arc;
 
 use crate::autograd::{BackwardFn, Node, Op, is_grad_enabled, record};
 use crate::dtype::DType;
-use crate::error::{Result, runtime};
+use crate::error::{Result, not_impl, runtime};
 use crate::kernels::rnn_gates as k;
 pub use crate::kernels::rnn_gates::GateKind;
 use crate::scalar::Operand;
 use crate::tensor::Tensor;
+
+/// The refusal of a backward that builds a graph (`create_graph=True`) through the fused gates.
+pub(crate) const DOUBLE_BACKWARD: &str = "double backward (create_graph=True) through nn.RNN, \
+nn.LSTM, nn.GRU and their cells: the fused gate kernels' backward is not differentiable yet";
 
 /// Whether `rnn_gates_fused` takes these operands: float32, 2-D, with elements (the composed
 /// path takes the rest).
@@ -69,15 +73,6 @@ struct GatesBackward {
     h: usize,
 }
 
-/// The recorded input `i` itself (with its graph), after the version check of its values.
-fn original(node: &Node, i: usize) -> Result<Tensor> {
-    node.saved_input(i)?;
-    match &node.inputs[i] {
-        Operand::Tensor(t) => Ok(t.clone()),
-        Operand::Scalar(_) => runtime("internal: rnn gate input is a scalar"),
-    }
-}
-
 impl BackwardFn for GatesBackward {
     fn name(&self) -> &str {
         match self.kind {
@@ -94,7 +89,7 @@ impl BackwardFn for GatesBackward {
 
     fn backward_node(&self, node: &Node, grad: &Tensor) -> Result<Vec<Option<Tensor>>> {
         if is_grad_enabled() {
-            return self.composed(node, grad);
+            return not_impl(DOUBLE_BACKWARD);
         }
         let with_state = node.inputs.len() == 3;
         let gi = node.saved_input(0)?.contiguous()?;
@@ -116,60 +111,5 @@ impl BackwardFn for GatesBackward {
             out.push(dst);
         }
         Ok(out)
-    }
-}
-
-impl GatesBackward {
-    /// The same gradients from differentiable ops on the recorded inputs.
-    fn composed(&self, node: &Node, g: &Tensor) -> Result<Vec<Option<Tensor>>> {
-        let gi = original(node, 0)?;
-        let gh = original(node, 1)?;
-        let sig_d = |s: &Tensor| s.mul(&s.rsub(1.0)?);
-        let tanh_d = |t: &Tensor| t.mul(t)?.rsub(1.0);
-        match self.kind {
-            GateKind::Tanh | GateKind::Relu => {
-                let pre = gi.add(&gh)?;
-                let d = if self.kind == GateKind::Tanh {
-                    g.mul(&tanh_d(&pre.tanh()?)?)?
-                } else {
-                    g.mul(&pre.relu()?.sign()?)?
-                };
-                Ok(vec![Some(d.clone()), Some(d)])
-            }
-            GateKind::Gru => {
-                let h = original(node, 2)?;
-                let a = gi.chunk(3, 1)?;
-                let b = gh.chunk(3, 1)?;
-                let r = a[0].add(&b[0])?.sigmoid()?;
-                let z = a[1].add(&b[1])?.sigmoid()?;
-                let n = a[2].add(&r.mul(&b[2])?)?.tanh()?;
-                let dn = g.mul(&z.rsub(1.0)?)?.mul(&tanh_d(&n)?)?;
-                let dz = g.mul(&h.sub(&n)?)?.mul(&sig_d(&z)?)?;
-                let dr = dn.mul(&b[2])?.mul(&sig_d(&r)?)?;
-                let dgi = crate::ops::join::cat(&[dr.clone(), dz.clone(), dn.clone()], 1)?;
-                let dgh = crate::ops::join::cat(&[dr, dz, dn.mul(&r)?], 1)?;
-                Ok(vec![Some(dgi), Some(dgh), Some(g.mul(&z)?)])
-            }
-            GateKind::Lstm => {
-                let cp = original(node, 2)?;
-                let pre = gi.add(&gh)?.chunk(4, 1)?;
-                let i = pre[0].sigmoid()?;
-                let f = pre[1].sigmoid()?;
-                let gg = pre[2].tanh()?;
-                let o = pre[3].sigmoid()?;
-                let c = f.mul(&cp)?.add(&i.mul(&gg)?)?;
-                let tc = c.tanh()?;
-                let dh = g.select(0, 0)?;
-                let dc = g.select(0, 1)?.add(&dh.mul(&o)?.mul(&tanh_d(&tc)?)?)?;
-                let parts = [
-                    dc.mul(&gg)?.mul(&sig_d(&i)?)?,
-                    dc.mul(&cp)?.mul(&sig_d(&f)?)?,
-                    dc.mul(&i)?.mul(&tanh_d(&gg)?)?,
-                    dh.mul(&tc)?.mul(&sig_d(&o)?)?,
-                ];
-                let d = crate::ops::join::cat(&parts, 1)?;
-                Ok(vec![Some(d.clone()), Some(d), Some(dc.mul(&f)?)])
-            }
-        }
     }
 }

@@ -17,6 +17,7 @@ use crate::error::{Result, not_impl, runtime};
 use crate::kernels::rnn_gates::{GateKind, forward_in_place};
 use crate::kernels::rnn_layer::{StepAt, backward_step};
 use crate::ops::creation::zeros;
+use crate::ops::rnn_gates::DOUBLE_BACKWARD;
 use crate::scalar::Operand;
 use crate::tensor::Tensor;
 
@@ -145,11 +146,7 @@ impl BackwardFn for LayerBackward {
 
     fn backward_node(&self, node: &Node, grad: &Tensor) -> Result<Vec<Option<Tensor>>> {
         if is_grad_enabled() {
-            return not_impl(
-                "double backward (create_graph=True) through nn.RNN, nn.LSTM or nn.GRU: their \
-                 fused layer's backward is not differentiable yet (the cells RNNCell, LSTMCell \
-                 and GRUCell are)",
-            );
+            return not_impl(DOUBLE_BACKWARD);
         }
         let [steps, n, h] = self.dims;
         let (kind, lstm) = (self.kind, self.kind == GateKind::Lstm);
