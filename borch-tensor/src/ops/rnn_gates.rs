@@ -2,7 +2,8 @@
 //! for autograd as one op that brings its own backward (one kernel too): RNN (tanh, relu), GRU
 //! and LSTM cells from the gate pre-activations `gi = x W_ih^T + b_ih`, `gh = h W_hh^T + b_hh`.
 //! A backward that builds a graph (`create_graph`) is refused (NotImplementedError): composed
-//! gradients gave torch's first derivatives but not its second (tests/nn/rnn_double_backward.json).
+//! gradients gave torch's first derivatives but not its second (tests/nn/rnn_double_backward.json),
+//! as the core's matmul derivative reads its operands without their graph.
 
 use std::sync::Arc;
 
