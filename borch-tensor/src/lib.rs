@@ -50,6 +50,8 @@ pub use ops::pool_nd::{
     max_pool3d_with_indices,
 };
 pub use ops::random::{normal, rand, randint, randn, randperm};
+pub use ops::rnn_gates::{GateKind, rnn_gates_fusable, rnn_gates_fused};
+pub use ops::rnn_layer::{rnn_layer_fusable, rnn_layer_fused, rnn_layer_outputs};
 pub use ops::sdpa::{
     SdpaComposed, SdpaOptions, SdpaPath, sdpa_fusable, sdpa_fused, sdpa_path, set_sdpa_path,
 };

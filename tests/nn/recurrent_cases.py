@@ -175,6 +175,41 @@ def sequence_cases():
         out.append(f(name + "_no_hx", M("LSTM", I, H, **kw), [inp(randn(T, N, I))]))
     out.append(f("lstm_proj_unbatched", M("LSTM", I, H, proj_size=2),
                  [inp(randn(T, I)), state("LSTM", 1, None, H, 2)]))
+    out += fused_layer_cases()
+    return out
+
+
+def fused_layer_cases():
+    """Longer sequences through the fused layer (one op per layer and direction, its own
+    backward over every step): both directions, several layers, one step, batch one, no bias,
+    and dropout between bidirectional layers in training (torch's RNG stream)."""
+    out = []
+    f = tree_case
+    T, N, I, H = 7, 3, 2, 5
+    for name, cls, kw in [("rnn", "RNN", {}), ("rnn_relu", "RNN", {"nonlinearity": "relu"}),
+                          ("lstm", "LSTM", {}), ("gru", "GRU", {})]:
+        out.append(f(name + "_long", M(cls, I, H, **kw),
+                     [inp(randn(T, N, I)), state(cls, 1, N, H)]))
+        out.append(f(name + "_long_bidirectional_no_bias",
+                     M(cls, I, H, bias=False, bidirectional=True, **kw),
+                     [inp(randn(T, N, I)), state(cls, 2, N, H)]))
+        out.append(f(name + "_long_3_layers_bidirectional_batch_first",
+                     M(cls, I, H, 3, bidirectional=True, batch_first=True, **kw),
+                     [inp(randn(N, T, I)), state(cls, 6, N, H)]))
+        out.append(f(name + "_one_step", M(cls, I, H, **kw),
+                     [inp(randn(1, N, I)), state(cls, 1, N, H)]))
+        out.append(f(name + "_batch_one_bidirectional", M(cls, I, H, bidirectional=True, **kw),
+                     [inp(randn(T, 1, I)), state(cls, 2, 1, H)]))
+        out.append(f(name + "_long_unbatched_no_hx", M(cls, I, H, 2, **kw),
+                     [inp(randn(T, I))]))
+        out.append(f(name + "_dropout_train_bidirectional",
+                     M(cls, I, H, 2, bidirectional=True, dropout=0.3, **kw),
+                     [inp(randn(T, N, I))], seed=11))
+        out.append(f(name + "_long_eval", M(cls, I, H, 2, dropout=0.3, **kw),
+                     [inp(randn(T, N, I)), state(cls, 2, N, H)], train=False))
+    out.append(f("lstm_long_proj_bidirectional", M("LSTM", I, H, 2, bidirectional=True,
+                                                   proj_size=3),
+                 [inp(randn(T, N, I)), state("LSTM", 4, N, H, 3)]))
     return out
 
 

@@ -4,6 +4,7 @@ mod audit;
 mod bench_browser;
 mod bench_conv;
 mod bench_dispatch;
+mod bench_lstm;
 mod bench_matmul;
 mod bench_matmul_call;
 mod bench_resnet18;
@@ -29,6 +30,8 @@ const USAGE: &str = "usage:
 [--warmup W] [--steps N] [--width 64] [--export-weights PATH]
   cargo xtask bench sdpa [--small | --full] [--passes forward,forward_backward] [--warmup W] \
 [--reps R] [--no-math]
+  cargo xtask bench lstm [--mode lstm|gru|rnn] [--seq 64] [--batch 32] [--input 256] \
+[--hidden 256] [--layers 1] [--bidirectional] [--warmup W] [--steps N]
   cargo xtask bench dispatch [--ops 1000] [--numel 1024] [--warmup W] [--reps R] [--compare]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
 [--steps N] [--cases matmul,mlp,resnet18] [--width 64] [--resnet-steps 3] [--resnet-parts eval,train]
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         ["bench", "browser", rest @ ..] => bench_browser::run(rest),
         ["bench", "dispatch", rest @ ..] => bench_dispatch::run(rest),
         ["bench", "sdpa", rest @ ..] => bench_sdpa::run(rest),
+        ["bench", "lstm", rest @ ..] => bench_lstm::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
         ["build-py", rest @ ..] => build_py::run(rest),
         _ => Err(USAGE.to_string()),

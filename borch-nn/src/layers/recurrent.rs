@@ -1,10 +1,12 @@
 //! The recurrent cells: RNNCell, GRUCell and LSTMCell (its `(h', c')` through
-//! `Module::forward_values`), composed of linear maps and pointwise ops, so autograd gives
-//! torch's gradients (a fused gate kernel is issue 14's). The sequence modules (RNN, LSTM, GRU)
-//! are in `recurrent_seq.rs`.
+//! `Module::forward_values`): two linear maps, then the gate math of the step in one fused
+//! kernel with its own backward (`borch_tensor::rnn_gates_fused`; other dtypes compose it from
+//! pointwise ops). The sequence modules (RNN, LSTM, GRU) are in `recurrent_seq.rs`.
 
 use borch_tensor::api::Value;
-use borch_tensor::{BorchError, DType, Result, Tensor, zeros};
+use borch_tensor::{
+    BorchError, DType, GateKind, Result, Tensor, rnn_gates_fusable, rnn_gates_fused, zeros,
+};
 
 use crate::api::forward::ForwardSignature;
 
@@ -197,17 +199,17 @@ impl RNNCell {
     /// torch's `forward(input, hx=None)`.
     pub fn forward(&self, input: &Tensor, hx: Option<&Tensor>) -> Result<Tensor> {
         let (x, h, batched) = self.params.prepare("RNNCell", input, hx)?;
-        let (gi, gh) = self.params.gates(&x, &h)?;
-        let pre = gi.add(&gh)?;
-        let out = match self.nonlinearity.as_str() {
-            "tanh" => pre.tanh()?,
-            "relu" => pre.relu()?,
+        let kind = match self.nonlinearity.as_str() {
+            "tanh" => GateKind::Tanh,
+            "relu" => GateKind::Relu,
             other => {
                 return Err(BorchError::Runtime(format!(
                     "Unknown nonlinearity: {other}"
                 )));
             }
         };
+        let (gi, gh) = self.params.gates(&x, &h)?;
+        let (out, _) = cell_step(kind, &gi, &gh, &h, None)?;
         unbatch(out, batched)
     }
 }
@@ -263,12 +265,7 @@ impl GRUCell {
     pub fn forward(&self, input: &Tensor, hx: Option<&Tensor>) -> Result<Tensor> {
         let (x, h, batched) = self.params.prepare("GRUCell", input, hx)?;
         let (gi, gh) = self.params.gates(&x, &h)?;
-        let gi = gi.chunk(3, 1)?;
-        let gh = gh.chunk(3, 1)?;
-        let r = gi[0].add(&gh[0])?.sigmoid()?;
-        let z = gi[1].add(&gh[1])?.sigmoid()?;
-        let n = gi[2].add(&r.mul(&gh[2])?)?.tanh()?;
-        let out = z.rsub(1.0)?.mul(&n)?.add(&z.mul(&h)?)?;
+        let (out, _) = cell_step(GateKind::Gru, &gi, &gh, &h, None)?;
         unbatch(out, batched)
     }
 }
@@ -353,14 +350,57 @@ impl LSTMCell {
             )));
         }
         let (gi, gh) = self.params.gates(&x, &h)?;
-        let (h, c) = lstm_gates(&gi.add(&gh)?, &c)?;
+        let (h, c) = cell_step(GateKind::Lstm, &gi, &gh, &h, Some(&c))?;
+        let c = c.ok_or_else(|| BorchError::Runtime("LSTMCell: no cell state".into()))?;
         Ok((unbatch(h, batched)?, unbatch(c, batched)?))
     }
 }
 
+/// One time step of a cell from its gate pre-activations `gi`, `gh` (`[N, G·H]`, torch's gate
+/// order), the hidden state `h` and (LSTM) the cell state `c`: `(h', c')`. Float32 goes through
+/// the fused kernel (one dispatch, its backward one more); other dtypes are composed.
+pub(crate) fn cell_step(
+    kind: GateKind,
+    gi: &Tensor,
+    gh: &Tensor,
+    h: &Tensor,
+    c: Option<&Tensor>,
+) -> Result<(Tensor, Option<Tensor>)> {
+    let state = match kind {
+        GateKind::Gru => Some(h),
+        GateKind::Lstm => {
+            Some(c.ok_or_else(|| BorchError::Runtime("LSTM: the cell state is missing".into()))?)
+        }
+        _ => None,
+    };
+    if rnn_gates_fusable(gi, gh, state) {
+        let out = rnn_gates_fused(kind, gi, gh, state)?;
+        return Ok(match kind {
+            GateKind::Lstm => (out.select(0, 0)?, Some(out.select(0, 1)?)),
+            _ => (out, None),
+        });
+    }
+    Ok(match kind {
+        GateKind::Tanh => (gi.add(gh)?.tanh()?, None),
+        GateKind::Relu => (gi.add(gh)?.relu()?, None),
+        GateKind::Gru => {
+            let gi = gi.chunk(3, 1)?;
+            let gh = gh.chunk(3, 1)?;
+            let r = gi[0].add(&gh[0])?.sigmoid()?;
+            let z = gi[1].add(&gh[1])?.sigmoid()?;
+            let n = gi[2].add(&r.mul(&gh[2])?)?.tanh()?;
+            (z.rsub(1.0)?.mul(&n)?.add(&z.mul(h)?)?, None)
+        }
+        GateKind::Lstm => {
+            let (h, c) = lstm_gates(&gi.add(gh)?, state.unwrap_or(h))?;
+            (h, Some(c))
+        }
+    })
+}
+
 /// One LSTM step from the summed gate pre-activations `[N, 4H]` (torch's order i, f, g, o) and
 /// the cell state: `(h', c')`.
-pub(crate) fn lstm_gates(gates: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
+fn lstm_gates(gates: &Tensor, c: &Tensor) -> Result<(Tensor, Tensor)> {
     let g = gates.chunk(4, 1)?;
     let i = g[0].sigmoid()?;
     let f = g[1].sigmoid()?;

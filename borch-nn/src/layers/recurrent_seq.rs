@@ -1,12 +1,18 @@
 //! torch's sequence modules `nn.RNN`, `nn.LSTM` and `nn.GRU`: layers of cells over time, in one
-//! or both directions, composed of linear maps and pointwise ops (autograd gives torch's
-//! gradients; a fused gate kernel is issue 14's). The cells' arithmetic is `recurrent.rs`'s.
+//! or both directions. As cuDNN, the input projection `x W_ih^T + b_ih` is one matmul for the
+//! whole sequence; a layer is then one recorded op (`borch_tensor::rnn_layer_fused`) whose time
+//! step costs one `addmm` (`h W_hh^T + b_hh`) and one fused gate kernel writing into the
+//! output (backward: one gate kernel and one matmul a step). LSTMs with `proj_size` and other
+//! dtypes go step by step through `recurrent::cell_step`.
 
 use borch_tensor::api::Value;
-use borch_tensor::{BorchError, DType, Result, Tensor, stack, zeros};
+use borch_tensor::{
+    BorchError, DType, GateKind, Result, Tensor, rnn_layer_fusable, rnn_layer_fused,
+    rnn_layer_outputs, stack, zeros,
+};
 
 use super::parameter;
-use super::recurrent::{lstm_gates, opt_tensors};
+use super::recurrent::{cell_step, opt_tensors};
 use crate::api::forward::ForwardSignature;
 use crate::functional as F;
 use crate::init;
@@ -389,7 +395,37 @@ impl RNNBase {
         reverse: bool,
     ) -> Result<(Tensor, Vec<Tensor>)> {
         let steps = x.shape()[0];
-        let gi_all = F::linear(x, &w.w_ih, w.b_ih.as_ref())?;
+        let (n, i_size) = (x.shape()[1], x.shape()[2]);
+        let gw = w.w_ih.shape()[0] as isize;
+        // 2-D, so a bias makes it one addmm.
+        let gi_all = F::linear(
+            &x.reshape(&[-1, i_size as isize])?,
+            &w.w_ih,
+            w.b_ih.as_ref(),
+        )?
+        .reshape(&[steps as isize, n as isize, gw])?;
+        let kind = match self.mode {
+            RnnMode::Tanh => GateKind::Tanh,
+            RnnMode::Relu => GateKind::Relu,
+            RnnMode::Gru => GateKind::Gru,
+            RnnMode::Lstm => GateKind::Lstm,
+        };
+        if w.w_hr.is_none() && rnn_layer_fusable(&gi_all, &init[0]) {
+            let lstm = kind == GateKind::Lstm;
+            let y = rnn_layer_fused(
+                kind,
+                &gi_all,
+                &w.w_hh,
+                w.b_hh.as_ref(),
+                &init[0],
+                init.get(1),
+                reverse,
+            )?;
+            let (out, h_n, c_n) = rnn_layer_outputs(&y, lstm, reverse)?;
+            let mut last = vec![h_n];
+            last.extend(c_n);
+            return Ok((out, last));
+        }
         let mut h = init[0].clone();
         let mut c = init.get(1).cloned();
         let mut outs: Vec<Option<Tensor>> = vec![None; steps];
@@ -397,28 +433,11 @@ impl RNNBase {
             let t = if reverse { steps - 1 - i } else { i };
             let gi = gi_all.select(0, t as isize)?;
             let gh = F::linear(&h, &w.w_hh, w.b_hh.as_ref())?;
-            h = match self.mode {
-                RnnMode::Tanh => gi.add(&gh)?.tanh()?,
-                RnnMode::Relu => gi.add(&gh)?.relu()?,
-                RnnMode::Gru => {
-                    let gi = gi.chunk(3, 1)?;
-                    let gh = gh.chunk(3, 1)?;
-                    let r = gi[0].add(&gh[0])?.sigmoid()?;
-                    let z = gi[1].add(&gh[1])?.sigmoid()?;
-                    let n = gi[2].add(&r.mul(&gh[2])?)?.tanh()?;
-                    z.rsub(1.0)?.mul(&n)?.add(&z.mul(&h)?)?
-                }
-                RnnMode::Lstm => {
-                    let cell = c.as_ref().ok_or_else(|| {
-                        BorchError::Runtime("LSTM: the cell state is missing".into())
-                    })?;
-                    let (h2, c2) = lstm_gates(&gi.add(&gh)?, cell)?;
-                    c = Some(c2);
-                    match &w.w_hr {
-                        Some(hr) => F::linear(&h2, hr, None)?,
-                        None => h2,
-                    }
-                }
+            let (h2, c2) = cell_step(kind, &gi, &gh, &h, c.as_ref())?;
+            c = c2;
+            h = match &w.w_hr {
+                Some(hr) => F::linear(&h2, hr, None)?,
+                None => h2,
             };
             outs[t] = Some(h.clone());
         }

@@ -5,6 +5,7 @@ mod catalog;
 mod clip_grad;
 mod convert_parameters;
 pub mod fusion;
+pub mod rnn;
 
 pub use catalog::{MODULE, call, entries};
 pub use clip_grad::{clip_grad_norm_, clip_grad_value_};

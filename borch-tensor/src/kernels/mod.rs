@@ -12,6 +12,8 @@ pub(crate) mod one_hot;
 pub mod prelude;
 pub(crate) mod reduce;
 pub(crate) mod reduce_wgsl;
+pub(crate) mod rnn_gates;
+pub(crate) mod rnn_layer;
 pub(crate) mod scan;
 pub(crate) mod scatter;
 pub(crate) mod sdpa;
@@ -64,6 +66,8 @@ pub(crate) fn shape_sources() -> Vec<(String, String)> {
     out.extend(batch_norm::sources());
     out.extend(batch_norm_split::sources());
     out.extend(sdpa::sources());
+    out.extend(rnn_gates::sources());
+    out.extend(rnn_layer::sources());
     for dt in [DType::Float32, DType::Int64, DType::Bool] {
         let n = dt.name();
         out.push((format!("gather|{n}"), gather::source(dt)));

@@ -26,6 +26,8 @@ pub mod random;
 pub mod rearrange;
 pub mod reduce;
 pub(crate) mod reduce_specs;
+pub mod rnn_gates;
+pub mod rnn_layer;
 pub mod scan;
 pub mod scatter;
 pub mod sdpa;
