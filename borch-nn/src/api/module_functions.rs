@@ -12,12 +12,15 @@ use borch_tensor::{BorchError, Result};
 use super::modules::stacks::ModuleParam;
 use crate::module::Module;
 
+/// Makes a new module from the module arguments (None where left out) and the bound others.
+pub type MakeModule = fn(&[Option<&dyn Module>], &Args) -> Result<Box<dyn Module>>;
+
 /// What a function does with its modules.
 #[derive(Clone, Copy)]
 pub enum ModuleBody {
     /// Reads its modules (in [`ModuleFunction::modules`] order, None where left out) and makes a
     /// new module (`fuse_conv_bn_eval`: the fused conv; the arguments stay as they were).
-    Make(fn(&[Option<&dyn Module>], &Args) -> Result<Box<dyn Module>>),
+    Make(MakeModule),
     /// Takes values only and returns one (`fuse_conv_bn_weights`: `entry.returns` says what).
     Values(fn(&Args) -> Result<Value>),
     /// Changes its one module in place (`fuse_for_eval(model)`) and returns None.
