@@ -89,41 +89,42 @@ fn linear_bn_eval(m: &[Option<&dyn Module>], _: &Args) -> Result<Box<dyn Module>
     Ok(Box::new(fusion::fuse_linear_bn_eval(l, batch_norm(bn)?)?))
 }
 
-fn opt(a: &Args, i: usize) -> Result<Option<Tensor>> {
-    a.opt_tensor(i)
-}
+/// `fuse_*_bn_weights`'s seven tensor arguments (`None` where given so).
+type Folder<'a> = &'a dyn Fn(
+    &Tensor,
+    Option<&Tensor>,
+    &Tensor,
+    &Tensor,
+    f64,
+    Option<&Tensor>,
+    Option<&Tensor>,
+) -> Result<(Tensor, Tensor)>;
 
-fn pair_value((w, b): (Tensor, Tensor)) -> Value {
-    Value::List(vec![Value::Tensor(w), Value::Tensor(b)])
+/// A `fuse_*_bn_weights` call on the bound arguments, its pair as a list.
+fn weights(a: &Args, fold: Folder) -> Result<Value> {
+    let (b, bw, bb) = (a.opt_tensor(1)?, a.opt_tensor(5)?, a.opt_tensor(6)?);
+    let (w, rm, rv) = (a.tensor(0)?, a.tensor(2)?, a.tensor(3)?);
+    let (w, b) = fold(
+        &w,
+        b.as_ref(),
+        &rm,
+        &rv,
+        a.f64(4)?,
+        bw.as_ref(),
+        bb.as_ref(),
+    )?;
+    Ok(Value::List(vec![Value::Tensor(w), Value::Tensor(b)]))
 }
 
 fn conv_bn_weights(a: &Args) -> Result<Value> {
-    let (b, bw, bb) = (opt(a, 1)?, opt(a, 5)?, opt(a, 6)?);
-    fusion::fuse_conv_bn_weights(
-        &a.tensor(0)?,
-        b.as_ref(),
-        &a.tensor(2)?,
-        &a.tensor(3)?,
-        a.f64(4)?,
-        bw.as_ref(),
-        bb.as_ref(),
-        a.bool(7)?,
-    )
-    .map(pair_value)
+    let transpose = a.bool(7)?;
+    weights(a, &|w, b, rm, rv, eps, bw, bb| {
+        fusion::fuse_conv_bn_weights(w, b, rm, rv, eps, bw, bb, transpose)
+    })
 }
 
 fn linear_bn_weights(a: &Args) -> Result<Value> {
-    let (b, bw, bb) = (opt(a, 1)?, opt(a, 5)?, opt(a, 6)?);
-    fusion::fuse_linear_bn_weights(
-        &a.tensor(0)?,
-        b.as_ref(),
-        &a.tensor(2)?,
-        &a.tensor(3)?,
-        a.f64(4)?,
-        bw.as_ref(),
-        bb.as_ref(),
-    )
-    .map(pair_value)
+    weights(a, &fusion::fuse_linear_bn_weights)
 }
 
 fn for_eval(model: &mut dyn Module, _: &Args) -> Result<()> {
