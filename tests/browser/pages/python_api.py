@@ -320,8 +320,9 @@ check("fuse_conv_bn_eval gives a Conv2d", type(folded).__name__ == "Conv2d")
 with torch.no_grad():
     check("fuse_conv_bn_eval(conv, bn)(x) = bn(conv(x))",
           (folded(xf) - cnn[1](conv_f(xf))).abs().max().item() < 1e-5)
-fw, fb = fuse_conv_bn_weights(conv_f.weight, None, cnn[1].running_mean, cnn[1].running_var, 1e-5,
-                              cnn[1].weight, cnn[1].bias)
+bn_state = cnn[1].state_dict()
+fw, fb = fuse_conv_bn_weights(conv_f.weight, None, bn_state["running_mean"], bn_state["running_var"],
+                              1e-5, cnn[1].weight, cnn[1].bias)
 check("fuse_conv_bn_weights(conv_b=None) gives the folded weight and bias",
       fw.shape == (4, 2, 3, 3) and fb.shape == (4,) and fw.requires_grad and not fb.requires_grad)
 raises("fuse_for_eval(train model)", RuntimeError, "Fusion only for eval!",
