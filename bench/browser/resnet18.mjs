@@ -12,7 +12,9 @@
 //   batch's biased variance as torch's training mode; TF.js's step does not update running
 //   statistics, which is less work for it). Losses and final parameters must agree.
 // borch-ts also runs each case through `compiled` (the eval forward; the whole training step,
-// on a second seed-0 copy of the model), which must equal eager (1e-3; bit for bit expected).
+// on a second seed-0 copy of the model), which must equal eager (1e-3; bit for bit expected),
+// and the eval forward of a seed-0 copy fused by `nn.utils.fusion.fuseForEval` (every
+// Conv-BN(-Add)(-ReLU) one convolution), compiled: its logits within 1e-3 of eager's too.
 // Convolutions use numeric padding (1 for 3×3, 0 for 1×1): TF's 'same' pads asymmetrically at
 // stride 2, torch's padding=1 symmetrically.
 
@@ -177,12 +179,21 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
 
   model.eval();
   const fastForward = borch.compiled((x) => model.call(x));
+  // borch's fused eval model: a seed-0 copy, every Conv-BN(-Add)(-ReLU) folded into one
+  // convolution by nn.utils.fusion.fuseForEval, its forward compiled.
+  const fusedModel = borchResnet(borch, width);
+  fusedModel.eval();
+  const fuse = borch.nn.utils?.fusion?.fuseForEval;
+  if (!fuse) throw new Error('this borch-ts has no nn.utils.fusion.fuseForEval');
+  fuse(fusedModel);
+  const fusedForward = borch.compiled((x) => fusedModel.call(x));
   for (const batch of parts.includes('eval') ? evalBatches : []) {
     const { data, tx, bx } = input(tf, borch, batch, 5000 + batch);
     const ox = ortGpuTensor(ort.device, data, [batch, 3, 32, 32]);
     const runs = {
       'borch-ts': () => borch.scope(async () => Float32Array.from((await borch.noGrad(() => model.call(bx)).toArray()).flat())),
       'borch-ts compiled': () => borch.scope(async () => Float32Array.from((await borch.noGrad(() => fastForward(bx)).toArray()).flat())),
+      'borch-ts fused+compiled': () => borch.scope(async () => Float32Array.from((await borch.noGrad(() => fusedForward(bx)).toArray()).flat())),
       'TF.js': async () => {
         const logits = tf.tidy(() => net.forward(tx, false));
         const out = await logits.data();
@@ -200,11 +211,11 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
     }
     const tol = 1e-3;
     const diffs = { 'borch-ts': 0 };
-    for (const name of ['borch-ts compiled', 'TF.js', 'ORT-Web']) {
+    for (const name of ['borch-ts compiled', 'borch-ts fused+compiled', 'TF.js', 'ORT-Web']) {
       diffs[name] = maxAbsDiff(got[name], got['borch-ts']);
       if (!(diffs[name] <= tol)) throw new Error(`resnet18 eval ${tag} batch ${batch}: ${name}'s logits differ from borch's by ${diffs[name]} (> ${tol})`);
     }
-    log(`resnet18 eval ${tag} batch ${batch}: logits agree (max abs diff borch-ts compiled ${diffs['borch-ts compiled'].toExponential(2)}, TF.js ${diffs['TF.js'].toExponential(2)}, ORT-Web ${diffs['ORT-Web'].toExponential(2)}); first calls ${Object.entries(first).map(([n, ms]) => `${n} ${ms.toFixed(0)} ms`).join(', ')}`);
+    log(`resnet18 eval ${tag} batch ${batch}: logits agree (max abs diff borch-ts compiled ${diffs['borch-ts compiled'].toExponential(2)}, fused+compiled ${diffs['borch-ts fused+compiled'].toExponential(2)}, TF.js ${diffs['TF.js'].toExponential(2)}, ORT-Web ${diffs['ORT-Web'].toExponential(2)}); first calls ${Object.entries(first).map(([n, ms]) => `${n} ${ms.toFixed(0)} ms`).join(', ')}`);
     const { wrapped, counts } = countedRuns(runs);
     const times = await interleaved(wrapped, { warmup, reps });
     const rows = [];
@@ -223,7 +234,8 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
     ox.dispose();
   }
 
-  log(`resnet18 eval ${tag}: borch-ts compiled forward ${fastForward.recordings()} recordings, ${fastForward.replays()} replays, ${fastForward.divergences()} divergences`);
+  log(`resnet18 eval ${tag}: borch-ts compiled forward ${fastForward.recordings()} recordings, ${fastForward.replays()} replays, ${fastForward.divergences()} divergences; fused+compiled ${fusedForward.recordings()} recordings, ${fusedForward.replays()} replays, ${fusedForward.divergences()} divergences`);
+  fusedModel.free?.();
 
   if (!parts.includes('train')) {
     net.dispose();

@@ -14,6 +14,7 @@ mod handles;
 mod intrinsic;
 mod js;
 mod lambda;
+mod module_functions;
 mod modules;
 mod namespaces;
 mod nn;
@@ -38,6 +39,9 @@ pub use device::{
 };
 pub use errors::{IntoJs, JsResult, error_classes, kind_name, to_js, type_error};
 pub use function_namespaces::{FunctionNamespace, call_in, function_namespaces};
+pub use module_functions::{
+    ModuleFunctionNamespace, call_with_modules, module_function_namespaces,
+};
 pub use namespaces::{namespace_lists, namespaces};
 pub use scope::{JsScope, keep_alive, scope};
 pub use selftest::{kernel_sources, self_test};

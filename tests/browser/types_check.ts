@@ -118,6 +118,18 @@ export async function typed(): Promise<number> {
   // @ts-expect-error: the compiled function keeps the function's parameter types
   fastFn(x, 'two');
   const replays: number = fastSeq.replays() + fastFn.recordings() + torch.bindGroupsCreated();
+  // nn.utils.fusion, typed from borch_nn::utils::fusion_catalog
+  const conv = new torch.nn.Conv2d(2, 3, 3);
+  const bn = new torch.nn.BatchNorm2d(3);
+  const folded: torch.Tensor = torch.nn.utils.fusion.fuseConvBnEval(conv, bn).call(x);
+  const [fw, fb]: [torch.Tensor, torch.Tensor] = torch.nn.utils.fusion.fuseConvBnWeights(
+    conv.weight!, null, x, x, 1e-5, null, null);
+  torch.nn.utils.fusion.fuseForEval(seq);
+  // @ts-expect-error conv_b is required (None may fill it: null)
+  torch.nn.utils.fusion.fuseConvBnWeights(x, x, x, x);
+  // @ts-expect-error a module, not a tensor
+  torch.nn.utils.fusion.fuseForEval(x);
+  void [folded, fw, fb];
   void fastOut;
   void summed;
   return dim0 + shape.length + used.length + layers + replays;

@@ -2,8 +2,9 @@
 //! Runtime Web (WebGPU EP) in one headless Chromium, on the same adapter, in the same run:
 //! matmul, one MLP training step (with dispatches and submits per step), MLP inference, and with
 //! `--cases resnet18` (not by default: minutes to an hour on SwiftShader) a CIFAR ResNet-18 eval
-//! forward b1/b16 (vs TF.js and ORT-Web, whose ONNX file this writes first from borch's seed-0
-//! weights) and train step b16 (vs TF.js); `--width` narrows the network for quick runs.
+//! forward b1/b16 (borch eager, compiled, and fused by `nn.utils.fusion.fuseForEval` then
+//! compiled, vs TF.js and ORT-Web, whose ONNX file this writes first from borch's seed-0 weights)
+//! and train step b16 (vs TF.js); `--width` narrows the network for quick runs.
 //!
 //! Steps: `build-js --no-pack` (cargo rebuilds borch-ts only when its sources changed), `npm ci`
 //! in `bench/browser/` and `tests/browser/` when their node_modules are missing (saying so),

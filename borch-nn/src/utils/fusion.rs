@@ -269,7 +269,7 @@ pub fn fuse_linear_bn_eval(linear: &Linear, bn: &dyn BatchNormLike) -> Result<Li
 }
 
 /// `m` as a `_BatchNorm`, if it is one.
-fn as_batch_norm(m: &dyn Module) -> Option<&dyn BatchNormLike> {
+pub(crate) fn as_batch_norm(m: &dyn Module) -> Option<&dyn BatchNormLike> {
     let a = m.as_any();
     if let Some(b) = a.downcast_ref::<BatchNorm1d>() {
         return Some(b);

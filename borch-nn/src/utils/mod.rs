@@ -1,10 +1,12 @@
 //! `torch.nn.utils`: gradient clipping, parameter/vector conversion (and their catalog), and
-//! `fusion` (Conv/Linear-BatchNorm folding, `fuse_modules`, borch's `fuse_for_eval`).
+//! `fusion` (Conv/Linear-BatchNorm folding, `fuse_modules`, borch's `fuse_for_eval`; its catalog for
+//! bindings: `fusion_catalog`).
 
 mod catalog;
 mod clip_grad;
 mod convert_parameters;
 pub mod fusion;
+pub mod fusion_catalog;
 pub mod rnn;
 
 pub use catalog::{MODULE, call, entries};

@@ -220,8 +220,14 @@ class JsModule(JsBacked, Module):
 
 
 def wrap_module(js_obj):
-    """A borch-ts module object given back by borch-ts (``seq.at(0)``) as its Python class."""
-    cls = js_class(b.bt.nn, js_obj.constructor.name, "borch_webgpu.nn", JsModule)
+    """A borch-ts module object given back by borch-ts (``seq.at(0)``) as its Python class (an
+    ``nn.intrinsic`` one, ``ConvReLU2d`` after ``fuse_for_eval``, from ``torch.nn.intrinsic``)."""
+    name = js_obj.constructor.name
+    fused = getattr(b.bt.nn, "intrinsic", None)
+    if not hasattr(b.bt.nn, name) and hasattr(fused, name):
+        cls = js_class(fused, name, "borch_webgpu.nn.intrinsic", JsModule)
+    else:
+        cls = js_class(b.bt.nn, name, "borch_webgpu.nn", JsModule)
     module = cls.__new__(cls)
     object.__setattr__(module, "_js", js_obj)
     object.__setattr__(module, "_parameters", {})

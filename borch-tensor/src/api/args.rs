@@ -89,7 +89,10 @@ pub fn bind<'a>(
     }
     let mut values = Vec::with_capacity(params.len());
     for (slot, p) in slots.into_iter().zip(&params) {
-        let nullable = matches!(p.default, Default::None | Default::FloatOrNone(_));
+        let nullable = matches!(
+            p.default,
+            Default::None | Default::FloatOrNone(_) | Default::RequiredOrNone
+        );
         let given = slot.filter(|v| nullable || !v.is_none());
         match given.or_else(|| p.default.value()) {
             Some(v) => values.push(v),

@@ -50,12 +50,15 @@ pub enum Default {
     /// A number that may also be passed as None, which then means something else (BatchNorm's
     /// `momentum: float | None = 0.1`), written `= 0.1 | None`: an explicit None is kept.
     FloatOrNone(f64),
+    /// No default, but None is a value (torch's `Optional[Tensor]` without a default:
+    /// `fuse_conv_bn_weights(conv_w, conv_b, …)`'s `conv_b`), written `conv_b: Tensor | None`.
+    RequiredOrNone,
 }
 
 impl Default {
     pub fn value(self) -> Option<Value> {
         Some(match self {
-            Default::Required => return None,
+            Default::Required | Default::RequiredOrNone => return None,
             Default::None => Value::None,
             Default::Bool(b) => Value::Bool(b),
             Default::Int(i) => Value::Int(i),
@@ -185,7 +188,7 @@ impl std::fmt::Debug for Entry {
 }
 
 /// Parameters written as Python writes a signature: `"dim: Dims = None, keepdim: Bool = False"`,
-/// `"*size: Ints"` for varargs.
+/// `"*size: Ints"` for varargs, `"bias: Tensor | None"` for a required parameter None may fill.
 /// A malformed string is a bug in the catalog, caught by its tests.
 pub fn parse_params(text: &str) -> Vec<Param> {
     text.split(',')
@@ -198,9 +201,13 @@ pub fn parse_params(text: &str) -> Vec<Param> {
             };
             let (name, kind) = head.split_once(':').expect("parameter without a kind");
             let name = name.trim();
+            let (kind, default) = match kind.trim().strip_suffix("| None") {
+                Some(k) if default == Default::Required => (k.trim(), Default::RequiredOrNone),
+                _ => (kind.trim(), default),
+            };
             Param {
                 name: leak(name.trim_start_matches('*')),
-                kind: parse_kind(kind.trim()),
+                kind: parse_kind(kind),
                 default,
                 varargs: name.starts_with('*'),
             }

@@ -136,24 +136,6 @@ impl BasicBlock {
         })
     }
 
-    /// torch's `setattr(block, name, module)` for a child (`conv1`, `bn1`, `relu`, `conv2`,
-    /// `bn2`, `downsample`): the child replaced, the old one returned (`downsample` may have
-    /// been absent: an `Identity` is returned then).
-    pub fn set_child(&mut self, name: &str, module: Box<dyn Module>) -> Result<Box<dyn Module>> {
-        Ok(match name {
-            "conv1" => swap(&mut self.conv1, module),
-            "bn1" => swap(&mut self.bn1, module),
-            "relu" => swap(&mut self.relu, module),
-            "conv2" => swap(&mut self.conv2, module),
-            "bn2" => swap(&mut self.bn2, module),
-            "downsample" => self
-                .downsample
-                .replace(module)
-                .unwrap_or_else(|| boxed(Identity::new())),
-            _ => return Err(no_child("BasicBlock", name)),
-        })
-    }
-
     /// Hand `conv2`, `bn2`, the residual add and the last ReLU to `fused` (a module computing
     /// `relu(bn2(conv2(x)) + identity)` from `forward_args(&[x, identity])`, e.g. a fused
     /// `ConvAddReLU2d`): it becomes `conv2`, `bn2` an `Identity` (torch's `fuse_modules`
@@ -192,30 +174,10 @@ impl Module for BasicBlock {
         self.fuse_eval()
     }
     fn named_children(&self) -> Vec<(String, &dyn Module)> {
-        let mut out: Vec<(String, &dyn Module)> = vec![
-            ("conv1".into(), self.conv1.as_ref()),
-            ("bn1".into(), self.bn1.as_ref()),
-            ("relu".into(), self.relu.as_ref()),
-            ("conv2".into(), self.conv2.as_ref()),
-            ("bn2".into(), self.bn2.as_ref()),
-        ];
-        if let Some(d) = &self.downsample {
-            out.push(("downsample".into(), d.as_ref()));
-        }
-        out
+        self.children()
     }
     fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
-        let mut out: Vec<(String, &mut dyn Module)> = vec![
-            ("conv1".into(), self.conv1.as_mut()),
-            ("bn1".into(), self.bn1.as_mut()),
-            ("relu".into(), self.relu.as_mut()),
-            ("conv2".into(), self.conv2.as_mut()),
-            ("bn2".into(), self.bn2.as_mut()),
-        ];
-        if let Some(d) = &mut self.downsample {
-            out.push(("downsample".into(), d.as_mut()));
-        }
-        out
+        self.children_mut()
     }
     training_flag!();
 }
@@ -264,25 +226,6 @@ impl Bottleneck {
         })
     }
 
-    /// torch's `setattr(block, name, module)` for a child (`conv1` … `bn3`, `relu`,
-    /// `downsample`), as [`BasicBlock::set_child`].
-    pub fn set_child(&mut self, name: &str, module: Box<dyn Module>) -> Result<Box<dyn Module>> {
-        Ok(match name {
-            "conv1" => swap(&mut self.conv1, module),
-            "bn1" => swap(&mut self.bn1, module),
-            "conv2" => swap(&mut self.conv2, module),
-            "bn2" => swap(&mut self.bn2, module),
-            "conv3" => swap(&mut self.conv3, module),
-            "bn3" => swap(&mut self.bn3, module),
-            "relu" => swap(&mut self.relu, module),
-            "downsample" => self
-                .downsample
-                .replace(module)
-                .unwrap_or_else(|| boxed(Identity::new())),
-            _ => return Err(no_child("Bottleneck", name)),
-        })
-    }
-
     /// Hand `conv3`, `bn3`, the residual add and the last ReLU to `fused` (forward_args
     /// `(x, identity)`), as [`BasicBlock::set_residual_tail`].
     pub fn set_residual_tail(&mut self, fused: Box<dyn Module>) {
@@ -321,36 +264,58 @@ impl Module for Bottleneck {
         self.fuse_eval()
     }
     fn named_children(&self) -> Vec<(String, &dyn Module)> {
-        let mut out: Vec<(String, &dyn Module)> = vec![
-            ("conv1".into(), self.conv1.as_ref()),
-            ("bn1".into(), self.bn1.as_ref()),
-            ("conv2".into(), self.conv2.as_ref()),
-            ("bn2".into(), self.bn2.as_ref()),
-            ("conv3".into(), self.conv3.as_ref()),
-            ("bn3".into(), self.bn3.as_ref()),
-            ("relu".into(), self.relu.as_ref()),
-        ];
-        if let Some(d) = &self.downsample {
-            out.push(("downsample".into(), d.as_ref()));
-        }
-        out
+        self.children()
     }
     fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
-        let mut out: Vec<(String, &mut dyn Module)> = vec![
-            ("conv1".into(), self.conv1.as_mut()),
-            ("bn1".into(), self.bn1.as_mut()),
-            ("conv2".into(), self.conv2.as_mut()),
-            ("bn2".into(), self.bn2.as_mut()),
-            ("conv3".into(), self.conv3.as_mut()),
-            ("bn3".into(), self.bn3.as_mut()),
-            ("relu".into(), self.relu.as_mut()),
-        ];
-        if let Some(d) = &mut self.downsample {
-            out.push(("downsample".into(), d.as_mut()));
-        }
-        out
+        self.children_mut()
     }
     training_flag!();
 }
+
+/// A block's children in torchvision's registration order, then its optional `downsample`:
+/// `set_child` (torch's `setattr(block, name, module)`: the child replaced, the old one returned;
+/// an absent `downsample` returns an `Identity`) and the lists `named_children(_mut)` give.
+macro_rules! block_children {
+    ($block:ident: $($child:ident),+) => {
+        impl $block {
+            /// torch's `setattr(block, name, module)` for a child (or `downsample`).
+            pub fn set_child(
+                &mut self,
+                name: &str,
+                module: Box<dyn Module>,
+            ) -> Result<Box<dyn Module>> {
+                Ok(match name {
+                    $(stringify!($child) => swap(&mut self.$child, module),)+
+                    "downsample" => self
+                        .downsample
+                        .replace(module)
+                        .unwrap_or_else(|| boxed(Identity::new())),
+                    _ => return Err(no_child(stringify!($block), name)),
+                })
+            }
+
+            fn children(&self) -> Vec<(String, &dyn Module)> {
+                let mut out: Vec<(String, &dyn Module)> =
+                    vec![$((stringify!($child).into(), self.$child.as_ref())),+];
+                if let Some(d) = &self.downsample {
+                    out.push(("downsample".into(), d.as_ref()));
+                }
+                out
+            }
+
+            fn children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
+                let mut out: Vec<(String, &mut dyn Module)> =
+                    vec![$((stringify!($child).into(), self.$child.as_mut())),+];
+                if let Some(d) = &mut self.downsample {
+                    out.push(("downsample".into(), d.as_mut()));
+                }
+                out
+            }
+        }
+    };
+}
+
+block_children!(BasicBlock: conv1, bn1, relu, conv2, bn2);
+block_children!(Bottleneck: conv1, bn1, conv2, bn2, conv3, bn3, relu);
 
 borch_nn::display_as_repr!(BasicBlock, Bottleneck);

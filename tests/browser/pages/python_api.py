@@ -303,4 +303,41 @@ check("ConvBnReLU2d eval forward", cbr(xi).shape == (2, 3, 2, 2))
 raises("ConvReLU2d(Conv1d, ReLU)", RuntimeError, expected["fused_error"],
        lambda: nni.ConvReLU2d(nn.Conv1d(1, 1, 1), nn.ReLU()))
 
+# torch.nn.utils.fusion (borch-ts's nn.utils.fusion): fuse_conv_bn_eval / fuse_conv_bn_weights and
+# borch's fuse_for_eval(model) fold BatchNorm into the convolutions; fused = unfused within 1e-5.
+from borch_webgpu.nn.utils.fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_for_eval  # noqa: E402
+
+torch.manual_seed(0)
+xf = torch.randn(2, 2, 6, 6)
+cnn = nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
+                    nn.Conv2d(4, 3, 3, stride=2), nn.BatchNorm2d(3), nn.Flatten(), nn.Linear(12, 5))
+cnn(xf)  # a train forward: running statistics away from 0 and 1
+cnn.eval()
+conv_f = nn.Conv2d(2, 4, 3, padding=1)
+conv_f.eval()
+folded = fuse_conv_bn_eval(conv_f, cnn[1])
+check("fuse_conv_bn_eval gives a Conv2d", type(folded).__name__ == "Conv2d")
+with torch.no_grad():
+    check("fuse_conv_bn_eval(conv, bn)(x) = bn(conv(x))",
+          (folded(xf) - cnn[1](conv_f(xf))).abs().max().item() < 1e-5)
+bn_state = cnn[1].state_dict()
+fw, fb = fuse_conv_bn_weights(conv_f.weight, None, bn_state["running_mean"], bn_state["running_var"],
+                              1e-5, cnn[1].weight, cnn[1].bias)
+check("fuse_conv_bn_weights(conv_b=None) gives the folded weight and bias",
+      fw.shape == (4, 2, 3, 3) and fb.shape == (4,) and fw.requires_grad and not fb.requires_grad)
+raises("fuse_for_eval(train model)", RuntimeError, "Fusion only for eval!",
+       lambda: torch.nn.utils.fusion.fuse_for_eval(nn.Sequential(nn.Conv2d(1, 1, 1))))
+with torch.no_grad():
+    unfused_f = cnn(xf)
+    fuse_for_eval(cnn)
+    cnn(xf)
+    start = torch.dispatches()
+    fused_f = cnn(xf)
+    fused_dispatches = torch.dispatches() - start
+check("fuse_for_eval(model): Conv-BN-ReLU, Conv-BN folded", type(cnn[0]) is nn.intrinsic.ConvReLU2d
+      and type(cnn[1]).__name__ == "Identity" and type(cnn[3]).__name__ == "Conv2d")
+check("fuse_for_eval(model)(x) = model(x) within 1e-5", (fused_f - unfused_f).abs().max().item() < 1e-5)
+# ConvReLU2d, the folded Conv2d, the Linear (Flatten is a view): tests/node/fusion.mjs pins the same.
+check(f"fused eval forward: {fused_dispatches} dispatches", fused_dispatches == 3)
+
 print(f"python api: {checks} checks passed")

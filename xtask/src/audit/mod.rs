@@ -23,6 +23,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     findings.extend(crate::js_api::audit_generated());
     findings.extend(crate::js_api::optim_classes::audit_generated());
     findings.extend(crate::js_api::vision::audit_generated());
+    findings.extend(crate::js_api::module_functions::audit_generated());
     let (python_findings, python_checked) = python::audit_dir(&root.join("borch-py/borch_webgpu"))?;
     findings.extend(python_findings);
     let (allowed, failing): (Vec<_>, Vec<_>) =

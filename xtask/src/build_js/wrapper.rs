@@ -12,6 +12,7 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
     let snippets = snippets_dir(pkg_dir)?;
     let js = INDEX_JS.replace("{snippets}", &snippets)
         + &js_api::forwarding_js()
+        + &js_api::module_functions::objects_js()
         + &js_api::namespaces::objects_js()
         + &js_api::classes_js()
         + &namespaces_js()
@@ -22,6 +23,7 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
         + &js_api::function_declarations()
         + &js_api::functional_declarations()
         + &js_api::namespaces::declarations()
+        + &js_api::module_functions::declarations()
         + &js_api::classes_dts()
         + &namespaces_dts()
         + &js_api::vision::declarations();
@@ -281,6 +283,12 @@ function callFunctional(name, args) {
 function callIn(namespace, name, args) {
   ready(name);
   return wasm.callIn(namespace, name, args);
+}
+
+// `nn.utils.fusion.fuseConvBnEval(conv, bn)`: functions taking modules, lent to the core.
+function callWithModules(namespace, name, args) {
+  ready(name);
+  return wasm.callWithModules(namespace, name, args);
 }
 
 // `new nn.<Class>(...args)`: the core builds the module by name, and the object gets the prototype

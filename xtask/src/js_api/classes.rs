@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use borch_nn::api::modules::stacks::{StackClass, stack_classes};
+use borch_nn::api::modules::stacks::{ModuleParam, StackClass, stack_classes};
 use borch_nn::api::modules::{self, ModuleClass};
 
 use super::types;
@@ -190,6 +190,25 @@ pub fn intrinsic_member_dts() -> String {
 /// What a module parameter accepts: any borch-ts module (as `Sequential` takes them).
 const MODULE_ARG: &str = "{ readonly __borchModule: number }";
 
+/// A parameter list declared from a signature whose `Module` parameters were read as `Tensor`:
+/// those parameters typed as modules.
+pub fn with_module_types(mut form: String, modules: &[ModuleParam]) -> String {
+    for p in modules {
+        let js = super::camel(p.name);
+        form = form
+            .replace(&format!("{js}: Tensor"), &format!("{js}: {MODULE_ARG}"))
+            .replace(
+                &format!("{js}?: Tensor | null"),
+                &format!("{js}?: {MODULE_ARG} | null"),
+            )
+            .replace(
+                &format!("{js}?: Tensor"),
+                &format!("{js}?: {MODULE_ARG} | null"),
+            );
+    }
+    form
+}
+
 /// A class taking modules: its module parameters typed as modules, the others as the catalog's.
 fn stack_dts(c: &StackClass) -> String {
     let params = borch_tensor::api::parse_params(&c.signature.replace(": Module", ": Tensor"));
@@ -198,20 +217,7 @@ fn stack_dts(c: &StackClass) -> String {
         c.name, c.signature, c.name
     );
     for form in types::constructor_forms(&params) {
-        let mut form = form;
-        for p in c.modules {
-            let js = super::camel(p.name);
-            form = form
-                .replace(&format!("{js}: Tensor"), &format!("{js}: {MODULE_ARG}"))
-                .replace(
-                    &format!("{js}?: Tensor | null"),
-                    &format!("{js}?: {MODULE_ARG} | null"),
-                )
-                .replace(
-                    &format!("{js}?: Tensor"),
-                    &format!("{js}?: {MODULE_ARG} | null"),
-                );
-        }
+        let form = with_module_types(form, c.modules);
         writeln!(out, "    constructor({form});").unwrap();
     }
     let ret = types::forward_result(c.forward.returns());

@@ -3,6 +3,7 @@
 //! here is kept by hand per op; a new catalog entry appears in JavaScript at the next build.
 
 mod classes;
+pub mod module_functions;
 mod names;
 pub mod namespaces;
 pub mod optim_classes;
@@ -156,7 +157,7 @@ fn params_json(params: &[api::Param]) -> Vec<serde_json::Value> {
                 "name": p.name,
                 "js": camel(p.name),
                 "kind": format!("{:?}", p.kind),
-                "required": p.default == api::Default::Required,
+                "required": !types::optional(p),
                 "default": default_json(p.default),
                 "varargs": p.varargs,
             })
@@ -167,7 +168,9 @@ fn params_json(params: &[api::Param]) -> Vec<serde_json::Value> {
 /// A parameter's default as JSON (`null` for None; required parameters have none).
 fn default_json(d: api::Default) -> serde_json::Value {
     match d {
-        api::Default::Required | api::Default::None => serde_json::Value::Null,
+        api::Default::Required | api::Default::RequiredOrNone | api::Default::None => {
+            serde_json::Value::Null
+        }
         api::Default::Bool(b) => b.into(),
         api::Default::Int(i) => i.into(),
         api::Default::Float(f) | api::Default::FloatOrNone(f) => f.into(),

@@ -7,12 +7,12 @@ use std::fmt::Write;
 use super::{camel, types};
 
 /// `nn.utils` → `ns_nn_utils`, the object's name inside index.js.
-fn ident(path: &str) -> String {
+pub(super) fn ident(path: &str) -> String {
     format!("ns_{}", path.replace('.', "_"))
 }
 
 /// `nn.utils` → `NnUtils`, its interface in index.d.ts.
-fn interface(path: &str) -> String {
+pub(super) fn interface(path: &str) -> String {
     path.split('.')
         .map(|part| {
             let mut c = part.chars();
@@ -23,7 +23,7 @@ fn interface(path: &str) -> String {
         + "Namespace"
 }
 
-fn split(path: &str) -> (Option<&str>, &str) {
+pub(super) fn split(path: &str) -> (Option<&str>, &str) {
     match path.rsplit_once('.') {
         Some((parent, name)) => (Some(parent), name),
         None => (None, path),
@@ -76,6 +76,7 @@ pub fn objects_js() -> String {
             )
             .unwrap();
         }
+        out += &super::module_functions::nested_members(ns.path, false);
         out.push_str("});\n");
         if let (None, name) = split(ns.path) {
             writeln!(out, "export {{ {} as {name} }};", ident(ns.path)).unwrap();
@@ -100,6 +101,7 @@ pub fn declarations() -> String {
                 writeln!(out, "  {line}").unwrap();
             }
         }
+        out += &super::module_functions::nested_members(ns.path, true);
         out.push_str("}\n");
         if let (None, name) = split(ns.path) {
             writeln!(out, "export declare const {name}: {};", interface(ns.path)).unwrap();

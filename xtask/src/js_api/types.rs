@@ -45,6 +45,12 @@ fn ts_param(p: &Param, optional: bool) -> String {
     ts_param_as(p, optional, ts_type(p.kind))
 }
 
+/// Whether a parameter may be left out (a required one that None may fill, `conv_b: Tensor |
+/// None`, may not: it is declared `convB: Tensor | null`).
+pub fn optional(p: &Param) -> bool {
+    !matches!(p.default, Default::Required | Default::RequiredOrNone)
+}
+
 fn ts_param_as(p: &Param, optional: bool, ty: &str) -> String {
     let name = match camel(p.name).as_str() {
         // reserved words in strict mode declarations
@@ -52,7 +58,12 @@ fn ts_param_as(p: &Param, optional: bool, ty: &str) -> String {
         n => n.to_string(),
     };
     let q = if optional { "?" } else { "" };
-    format!("{name}{q}: {ty}")
+    let null = if p.default == Default::RequiredOrNone {
+        " | null"
+    } else {
+        ""
+    };
+    format!("{name}{q}: {ty}{null}")
 }
 
 /// A constructor parameter: a list of ints may be one int (`kernel_size=3`), as the binder takes.
@@ -85,13 +96,10 @@ pub fn forward_result(returns: &str) -> String {
 /// The parameter lists of a constructor's declarations: every parameter positionally, and the
 /// required ones followed by an options object of the rest (when there are any).
 pub fn constructor_forms(params: &[Param]) -> Vec<String> {
-    let positional: Vec<String> = params
-        .iter()
-        .map(|p| ctor_param(p, p.default != Default::Required))
-        .collect();
+    let positional: Vec<String> = params.iter().map(|p| ctor_param(p, optional(p))).collect();
     let mut out = vec![positional.join(", ")];
     let (required, optional): (Vec<&Param>, Vec<&Param>) =
-        params.iter().partition(|p| p.default == Default::Required);
+        params.iter().partition(|p| !optional(p));
     if !optional.is_empty() {
         let mut parts: Vec<String> = required.iter().map(|p| ctor_param(p, false)).collect();
         let fields: Vec<String> = optional.iter().map(|p| ctor_param(p, true)).collect();
@@ -106,17 +114,13 @@ fn positional(params: &[Param], input: bool) -> String {
     if input {
         parts.push("input: Tensor".to_string());
     }
-    parts.extend(
-        params
-            .iter()
-            .map(|p| ts_param(p, p.default != Default::Required)),
-    );
+    parts.extend(params.iter().map(|p| ts_param(p, optional(p))));
     parts.join(", ")
 }
 
 fn options(params: &[Param], input: bool) -> Option<String> {
     let (required, optional): (Vec<&Param>, Vec<&Param>) =
-        params.iter().partition(|p| p.default == Default::Required);
+        params.iter().partition(|p| !optional(p));
     if optional.is_empty() {
         return None;
     }

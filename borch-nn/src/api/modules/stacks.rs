@@ -153,30 +153,13 @@ pub fn class_names() -> Vec<&'static str> {
 #[allow(clippy::type_complexity)]
 pub fn split_arguments<T>(
     name: &str,
-    mut positional: Vec<T>,
+    positional: Vec<T>,
     keywords: Vec<(String, T)>,
 ) -> Result<(Vec<Option<T>>, Vec<T>, Vec<(String, T)>)> {
     let class = find_stack(name)
         .ok_or_else(|| BorchError::Type(format!("module '{MODULE}' has no attribute '{name}'")))?;
-    let mut modules: Vec<Option<T>> = class.modules.iter().map(|_| None).collect();
-    for (i, p) in class.modules.iter().enumerate().rev() {
-        if p.position < positional.len() {
-            modules[i] = Some(positional.remove(p.position));
-        }
-    }
-    let mut rest = Vec::new();
-    for (key, v) in keywords {
-        match class.modules.iter().position(|p| p.name == key) {
-            Some(i) if modules[i].is_some() => {
-                return Err(BorchError::Type(format!(
-                    "{name}.__init__() got multiple values for argument '{key}'"
-                )));
-            }
-            Some(i) => modules[i] = Some(v),
-            None => rest.push((key, v)),
-        }
-    }
-    Ok((modules, positional, rest))
+    let what = format!("{name}.__init__");
+    crate::api::module_functions::split_modules(&what, class.modules, positional, keywords)
 }
 
 /// torch's `nn.<name>(...)` for a class taking modules: `modules` are its module arguments in
