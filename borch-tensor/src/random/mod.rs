@@ -6,6 +6,7 @@ mod cephes;
 mod generator;
 mod mt19937;
 mod order;
+mod torch_state;
 pub(crate) mod sample;
 
 pub(crate) use generator::resolve;
@@ -13,3 +14,4 @@ pub use generator::{
     DEFAULT_SEED, Generator, GeneratorState, default_generator, initial_seed, manual_seed,
 };
 pub(crate) use order::iteration_order;
+pub use torch_state::TORCH_RNG_STATE_SIZE;
