@@ -22,9 +22,17 @@ fn valid() -> Vec<u8> {
     metadata.insert("epoch".into(), "3".into());
     encode(&FileContents {
         entries: vec![
-            entry("w", &[2, 3], FileData::Tensor(HostData::F32(vec![1.0, -2.0, 3.5, 0.0, 1e-3, 7.0]))),
+            entry(
+                "w",
+                &[2, 3],
+                FileData::Tensor(HostData::F32(vec![1.0, -2.0, 3.5, 0.0, 1e-3, 7.0])),
+            ),
             entry("n", &[], FileData::Tensor(HostData::I64(vec![42]))),
-            entry("b", &[3], FileData::Tensor(HostData::Bool(vec![true, false, true]))),
+            entry(
+                "b",
+                &[3],
+                FileData::Tensor(HostData::Bool(vec![true, false, true])),
+            ),
             entry("rng_state", &[4], FileData::Bytes(vec![1, 2, 3, 4])),
         ],
         metadata,
@@ -43,7 +51,10 @@ fn with_header(header: &str, data: &[u8]) -> Vec<u8> {
 fn refused(bytes: &[u8], needle: &str) {
     match decode(bytes) {
         Ok(c) => panic!("accepted a hostile file ({needle}): {c:?}"),
-        Err(e) => assert!(e.to_string().contains(needle), "error {e:?} does not say '{needle}'"),
+        Err(e) => assert!(
+            e.to_string().contains(needle),
+            "error {e:?} does not say '{needle}'"
+        ),
     }
 }
 
@@ -70,25 +81,85 @@ fn each_kind_of_hostile_file_is_refused() {
     refused(&huge, "header too large");
     let data = [0u8; 16];
     refused(
-        &with_header(r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}"#, &data[..12]),
+        &with_header(
+            r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}"#,
+            &data[..12],
+        ),
         "invalid offset",
     );
-    refused(&with_header(r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#, &data[..4]), "incomplete metadata");
-    refused(&with_header(r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#, &data[..12]), "incomplete metadata");
-    refused(&with_header(r#"{"a":{"dtype":"F33","shape":[2],"data_offsets":[0,8]}}"#, &data[..8]), "unknown variant `F33`");
-    refused(&with_header(r#"{"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}"#, &data[..4]), "dtype F16, which borch does not have");
-    refused(&with_header(r#"{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}"#, &data[..8]), "invalid shape, data type, or offset");
-    refused(&with_header(r#"{"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]}}"#, &data[..8]), "overflow");
     refused(
-        &with_header(r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#, &data[..4]),
+        &with_header(
+            r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#,
+            &data[..4],
+        ),
+        "incomplete metadata",
+    );
+    refused(
+        &with_header(
+            r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#,
+            &data[..12],
+        ),
+        "incomplete metadata",
+    );
+    refused(
+        &with_header(
+            r#"{"a":{"dtype":"F33","shape":[2],"data_offsets":[0,8]}}"#,
+            &data[..8],
+        ),
+        "unknown variant `F33`",
+    );
+    refused(
+        &with_header(
+            r#"{"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}"#,
+            &data[..4],
+        ),
+        "dtype F16, which borch does not have",
+    );
+    refused(
+        &with_header(
+            r#"{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}"#,
+            &data[..8],
+        ),
+        "invalid shape, data type, or offset",
+    );
+    refused(
+        &with_header(
+            r#"{"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,8]}}"#,
+            &data[..8],
+        ),
+        "overflow",
+    );
+    refused(
+        &with_header(
+            r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#,
+            &data[..4],
+        ),
         "duplicate key 'a'",
     );
-    let mut bad_utf8 = with_header(r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#, &data[..4]);
+    let mut bad_utf8 = with_header(
+        r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#,
+        &data[..4],
+    );
     bad_utf8[10] = 0xff;
     refused(&bad_utf8, "invalid UTF-8");
-    refused(&with_header(r#"{"a":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}}"#, &(1i64 << 40).to_le_bytes()), "outside the int32 range");
-    refused(&with_header(r#"{"a":{"dtype":"BOOL","shape":[1],"data_offsets":[0,1]}}"#, &[2]), "holds the byte 2");
-    refused(&with_header(r#"{"__metadata__":{"k":1}}"#, &[]), "invalid JSON");
+    refused(
+        &with_header(
+            r#"{"a":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}}"#,
+            &(1i64 << 40).to_le_bytes(),
+        ),
+        "outside the int32 range",
+    );
+    refused(
+        &with_header(
+            r#"{"a":{"dtype":"BOOL","shape":[1],"data_offsets":[0,1]}}"#,
+            &[2],
+        ),
+        "holds the byte 2",
+    );
+    refused(
+        &with_header(r#"{"__metadata__":{"k":1}}"#, &[]),
+        "invalid JSON",
+    );
     refused(&with_header(&"[".repeat(1000), &[]), "invalid JSON");
 }
 
@@ -107,9 +178,33 @@ impl Rng {
 }
 
 const TOKENS: &[&str] = &[
-    "0", "1", "8", "-1", "4294967296", "18446744073709551615", "1e400", "null", "\"F16\"",
-    "\"BOOL\"", "\"I64\"", "\"U8\"", "\"X\"", "[", "]", "{", "}", ",", ":", "\"w\"", "\"dtype\"",
-    "\"shape\"", "\"data_offsets\"", "\"__metadata__\"", "[0,0]", "[]", "\u{ff}",
+    "0",
+    "1",
+    "8",
+    "-1",
+    "4294967296",
+    "18446744073709551615",
+    "1e400",
+    "null",
+    "\"F16\"",
+    "\"BOOL\"",
+    "\"I64\"",
+    "\"U8\"",
+    "\"X\"",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ":",
+    "\"w\"",
+    "\"dtype\"",
+    "\"shape\"",
+    "\"data_offsets\"",
+    "\"__metadata__\"",
+    "[0,0]",
+    "[]",
+    "\u{ff}",
 ];
 
 fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
@@ -126,14 +221,24 @@ fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
             }
             2 => b.truncate(rng.below(b.len() + 1)),
             3 => {
-                let len = [0, 1, b.len() as u64, u64::MAX, 100_000_001, rng.next() % 4096][rng.below(6)];
+                let len = [
+                    0,
+                    1,
+                    b.len() as u64,
+                    u64::MAX,
+                    100_000_001,
+                    rng.next() % 4096,
+                ][rng.below(6)];
                 if b.len() >= 8 {
                     b[..8].copy_from_slice(&len.to_le_bytes());
                 }
             }
             4 | 5 => {
                 // Splice a JSON token into the header, then fix the length so it is parsed.
-                let n = b.get(..8).map_or(0, |h| u64::from_le_bytes(h.try_into().unwrap())) as usize;
+                let n = b
+                    .get(..8)
+                    .map_or(0, |h| u64::from_le_bytes(h.try_into().unwrap()))
+                    as usize;
                 if n.checked_add(8).is_some_and(|end| end <= b.len()) && n > 2 {
                     let at = 8 + 1 + rng.below(n - 2);
                     let cut = rng.below(4).min(8 + n - at);
@@ -164,7 +269,11 @@ fn mutate(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
 fn hundred_thousand_mutated_files_never_panic() {
     let seeds = [
         valid(),
-        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/checkpoints/fixtures/mlp.safetensors")).unwrap(),
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/checkpoints/fixtures/mlp.safetensors"
+        ))
+        .unwrap(),
     ];
     let mut rng = Rng(0x5eed_cafe);
     let (mut accepted, mut panics) = (0, Vec::new());
@@ -184,5 +293,8 @@ fn hundred_thousand_mutated_files_never_panic() {
     );
     assert!(panics.is_empty(), "decode panicked on mutations {panics:?}");
     // The mutations must mostly produce files the decoder refuses, or the loop tests little.
-    assert!(accepted < 50_000, "{accepted} of 100000 mutations were still valid files");
+    assert!(
+        accepted < 50_000,
+        "{accepted} of 100000 mutations were still valid files"
+    );
 }

@@ -38,7 +38,9 @@ impl Value {
             Value::Bool(b) => Json::Bool(*b),
             Value::Str(s) => Json::from(s.as_str()),
             Value::List(items) => Json::Array(items.iter().map(Value::to_json).collect()),
-            Value::Dict(d) => Json::Object(d.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
+            Value::Dict(d) => {
+                Json::Object(d.iter().map(|(k, v)| (k.clone(), v.to_json())).collect())
+            }
             Value::None => Json::Null,
         }
     }
@@ -53,7 +55,9 @@ impl Value {
                 _ => Value::Float(n.as_f64().ok_or_else(|| bad(&format!("number {n}")))?),
             },
             Json::String(s) => Value::Str(s.clone()),
-            Json::Array(items) => Value::List(items.iter().map(Value::from_json).collect::<Result<_>>()?),
+            Json::Array(items) => {
+                Value::List(items.iter().map(Value::from_json).collect::<Result<_>>()?)
+            }
             Json::Object(map) => match (map.len(), map.get(FLOAT_TAG)) {
                 (1, Some(Json::String(s))) => Value::Float(match s.as_str() {
                     "nan" => f64::NAN,
@@ -103,8 +107,11 @@ impl StateDict {
             .param_groups
             .iter()
             .map(|g| {
-                let mut obj: Map<String, Json> =
-                    g.options.iter().map(|(k, v)| (k.clone(), v.to_json())).collect();
+                let mut obj: Map<String, Json> = g
+                    .options
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_json()))
+                    .collect();
                 obj.insert("params".into(), Json::from(g.params.clone()));
                 Json::Object(obj)
             })

@@ -32,6 +32,9 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+from borch_checkpoint_torch import load_borch_checkpoint  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "fixtures"
 
@@ -85,38 +88,6 @@ def make():
         raw = f.read_bytes()
         print(f"{f.name}: {len(raw)} bytes, {len(zlib.compress(raw))} zlib-compressed")
     print(f"torch {torch.__version__}, torchvision {torchvision.__version__}")
-
-
-def rebuild_optimizer_state(ckpt, meta):
-    """torch's optimizer.state_dict() from a borch checkpoint's `optimizer.` entries."""
-    state = {}
-    for key, value in ckpt.items():
-        if key.startswith("optimizer.state."):
-            index, name = key[len("optimizer.state."):].split(".", 1)
-            state.setdefault(int(index), {})[name] = value
-    groups = json.loads(meta["optimizer.param_groups"])
-    for g in groups:
-        for k, v in g.items():
-            if isinstance(v, list) and k != "params":
-                g[k] = tuple(v)
-    return {"state": state, "param_groups": groups}
-
-
-def load_borch_checkpoint(path, model, optimizer, scheduler=None):
-    """Restore model, optimizer, scheduler and torch's CPU RNG from a borch checkpoint; the
-    epoch it was saved at is returned (what docs/checkpoints.md shows)."""
-    from safetensors import safe_open
-
-    with safe_open(path, "pt") as f:
-        meta = f.metadata()
-    assert meta["format"] == "borch.checkpoint.v1", meta.get("format")
-    ckpt = load_file(path)
-    model.load_state_dict({k[6:]: v for k, v in ckpt.items() if k.startswith("model.")})
-    optimizer.load_state_dict(rebuild_optimizer_state(ckpt, meta))
-    if scheduler is not None:
-        scheduler.load_state_dict(json.loads(meta["scheduler"]))
-    torch.set_rng_state(ckpt["rng_state"])
-    return int(meta["epoch"])
 
 
 def check(d):

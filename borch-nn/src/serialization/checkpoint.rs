@@ -53,7 +53,9 @@ pub async fn save_checkpoint(
             },
         });
     }
-    let rng = borch_tensor::default_generator().get_state().to_torch_bytes();
+    let rng = borch_tensor::default_generator()
+        .get_state()
+        .to_torch_bytes();
     entries.push(FileEntry {
         name: RNG.into(),
         shape: vec![rng.len()],
@@ -77,7 +79,9 @@ fn bad(msg: impl std::fmt::Display) -> BorchError {
 }
 
 fn json(metadata: &BTreeMap<String, String>, key: &str) -> Result<serde_json::Value> {
-    let text = metadata.get(key).ok_or_else(|| bad(format!("no '{key}' in its metadata")))?;
+    let text = metadata
+        .get(key)
+        .ok_or_else(|| bad(format!("no '{key}' in its metadata")))?;
     serde_json::from_str(text).map_err(|e| bad(format!("'{key}' is not JSON: {e}")))
 }
 
@@ -94,7 +98,9 @@ pub fn load_checkpoint(
     let contents = codec::decode(bytes)?;
     let meta = &contents.metadata;
     if meta.get("format").map(String::as_str) != Some(CHECKPOINT_FORMAT) {
-        return Err(bad(format!("its metadata 'format' is not '{CHECKPOINT_FORMAT}'")));
+        return Err(bad(format!(
+            "its metadata 'format' is not '{CHECKPOINT_FORMAT}'"
+        )));
     }
     let epoch: i64 = meta
         .get("epoch")
@@ -124,7 +130,8 @@ pub fn load_checkpoint(
             return Err(bad(format!("unexpected key '{}'", e.name)));
         }
     }
-    let optim_sd = OptimStateDict::from_flat(optim_entries, &json(meta, "optimizer.param_groups")?)?;
+    let optim_sd =
+        OptimStateDict::from_flat(optim_entries, &json(meta, "optimizer.param_groups")?)?;
     let sched_state = match (&scheduler, meta.get("scheduler.name")) {
         (Some(s), Some(name)) if name == s.name() => {
             Some(borch_optim::dict_from_json(&json(meta, "scheduler")?)?)
@@ -156,7 +163,9 @@ fn optim_value(key: &str, e: &FileEntry) -> Result<StateValue> {
             FileData::Tensor(HostData::F32(v)) if v.len() == 1 && e.shape.is_empty() => {
                 Ok(StateValue::Step(f64::from(v[0])))
             }
-            _ => Err(bad(format!("optimizer state '{key}' is not a float32 scalar"))),
+            _ => Err(bad(format!(
+                "optimizer state '{key}' is not a float32 scalar"
+            ))),
         };
     }
     Ok(StateValue::Tensor(tensor_of(e)?))

@@ -67,19 +67,28 @@ pub fn encode(contents: &FileContents) -> Result<Vec<u8>> {
     let mut raws = Vec::with_capacity(contents.entries.len());
     for e in &contents.entries {
         if !seen.insert(e.name.as_str()) {
-            return Err(BorchError::Value(format!("duplicate key '{}' in a file to save", e.name)));
+            return Err(BorchError::Value(format!(
+                "duplicate key '{}' in a file to save",
+                e.name
+            )));
         }
         let numel: usize = e.shape.iter().product();
         let (dtype, bytes, len) = match &e.data {
-            FileData::Tensor(HostData::F32(v)) => {
-                (Dtype::F32, v.iter().flat_map(|x| x.to_le_bytes()).collect(), v.len())
-            }
-            FileData::Tensor(HostData::I64(v)) => {
-                (Dtype::I64, v.iter().flat_map(|x| x.to_le_bytes()).collect(), v.len())
-            }
-            FileData::Tensor(HostData::Bool(v)) => {
-                (Dtype::BOOL, v.iter().map(|&b| u8::from(b)).collect(), v.len())
-            }
+            FileData::Tensor(HostData::F32(v)) => (
+                Dtype::F32,
+                v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                v.len(),
+            ),
+            FileData::Tensor(HostData::I64(v)) => (
+                Dtype::I64,
+                v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+                v.len(),
+            ),
+            FileData::Tensor(HostData::Bool(v)) => (
+                Dtype::BOOL,
+                v.iter().map(|&b| u8::from(b)).collect(),
+                v.len(),
+            ),
             FileData::Bytes(b) => (Dtype::U8, b.clone(), b.len()),
         };
         if len != numel {
@@ -88,10 +97,17 @@ pub fn encode(contents: &FileContents) -> Result<Vec<u8>> {
                 e.name, e.shape
             )));
         }
-        raws.push((e.name.as_str(), Raw { dtype, shape: &e.shape, bytes }));
+        raws.push((
+            e.name.as_str(),
+            Raw {
+                dtype,
+                shape: &e.shape,
+                bytes,
+            },
+        ));
     }
-    let metadata: Option<HashMap<String, String>> = (!contents.metadata.is_empty())
-        .then(|| contents.metadata.clone().into_iter().collect());
+    let metadata: Option<HashMap<String, String>> =
+        (!contents.metadata.is_empty()).then(|| contents.metadata.clone().into_iter().collect());
     safetensors::serialize(raws.iter().map(|(n, r)| (*n, r)), metadata)
         .map_err(|e| BorchError::Runtime(format!("Error while serializing safetensors: {e}")))
 }
@@ -133,7 +149,9 @@ fn words<const W: usize>(data: &[u8]) -> impl Iterator<Item = [u8; W]> + '_ {
 
 fn host_data(name: &str, dtype: Dtype, data: &[u8]) -> Result<FileData> {
     Ok(match dtype {
-        Dtype::F32 => FileData::Tensor(HostData::F32(words::<4>(data).map(f32::from_le_bytes).collect())),
+        Dtype::F32 => FileData::Tensor(HostData::F32(
+            words::<4>(data).map(f32::from_le_bytes).collect(),
+        )),
         Dtype::I64 => {
             let v: Vec<i64> = words::<8>(data).map(i64::from_le_bytes).collect();
             if let Some(x) = v.iter().find(|&&x| i32::try_from(x).is_err()) {
@@ -146,7 +164,9 @@ fn host_data(name: &str, dtype: Dtype, data: &[u8]) -> Result<FileData> {
         }
         Dtype::BOOL => {
             if let Some(b) = data.iter().find(|&&b| b > 1) {
-                return Err(file_error(format!("bool tensor '{name}' holds the byte {b}")));
+                return Err(file_error(format!(
+                    "bool tensor '{name}' holds the byte {b}"
+                )));
             }
             FileData::Tensor(HostData::Bool(data.iter().map(|&b| b == 1).collect()))
         }

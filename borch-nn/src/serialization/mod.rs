@@ -6,9 +6,9 @@ mod checkpoint;
 pub mod codec;
 mod tensors;
 
-pub use checkpoint::{CHECKPOINT_FORMAT, Resumed, load_checkpoint, save_checkpoint};
 #[cfg(not(target_arch = "wasm32"))]
 pub use checkpoint::save_checkpoint_file;
+pub use checkpoint::{CHECKPOINT_FORMAT, Resumed, load_checkpoint, save_checkpoint};
+pub use tensors::{load, load_with_metadata, save};
 #[cfg(not(target_arch = "wasm32"))]
 pub use tensors::{load_file, save_file};
-pub use tensors::{load, load_with_metadata, save};

@@ -6,8 +6,8 @@ mod cephes;
 mod generator;
 mod mt19937;
 mod order;
-mod torch_state;
 pub(crate) mod sample;
+mod torch_state;
 
 pub(crate) use generator::resolve;
 pub use generator::{

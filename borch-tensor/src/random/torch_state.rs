@@ -66,7 +66,9 @@ impl GeneratorState {
         let next = u64_at(b, 16);
         // The engine indexes its state with `next` and refreshes when `left` reaches 0, so only
         // the values a running engine can hold are accepted.
-        if !(1..=N as i32).contains(&left) || next > N as u64 || next as usize + left as usize > N + 1
+        if !(1..=N as i32).contains(&left)
+            || next > N as u64
+            || next as usize + left as usize > N + 1
         {
             return Err(BorchError::Runtime(format!(
                 "RNG state holds an impossible Mersenne Twister position (left={left}, \
@@ -87,8 +89,8 @@ impl GeneratorState {
                     .into(),
             ));
         }
-        let next_double_normal = (i32_at(b, NORMAL_VALID_AT) != 0)
-            .then(|| f64::from_bits(u64_at(b, NORMAL_Y_AT)));
+        let next_double_normal =
+            (i32_at(b, NORMAL_VALID_AT) != 0).then(|| f64::from_bits(u64_at(b, NORMAL_Y_AT)));
         Ok(GeneratorState {
             engine: Mt19937::from_parts(u64_at(b, 0), left as usize, next as usize, state),
             next_double_normal,
