@@ -66,7 +66,7 @@ fn torch_mlp_file_loads_and_gives_torchs_logits() {
     // Move the weights off torch's, then leave borch's file and logits for the torch check.
     manual_seed(3);
     for p in model.parameters() {
-        borch_autograd::no_grad(|| p.add_(&randn(p.shape(), None).unwrap(), 0.1)).unwrap();
+        borch_autograd::no_grad(|| p.add_(randn(p.shape(), None).unwrap(), 0.1)).unwrap();
     }
     let x = randn(&[5, 8], None).unwrap();
     let logits = model.forward(&x).unwrap();

@@ -182,5 +182,5 @@ pub fn save_checkpoint_file(
 ) -> Result<()> {
     let bytes = pollster::block_on(save_checkpoint(model, optimizer, scheduler, epoch))?;
     std::fs::write(path.as_ref(), bytes)
-        .map_err(|e| BorchError::Runtime(format!("{}: {e}", path.as_ref().display())))
+        .map_err(|e| super::tensors::io_error("write", path.as_ref(), e))
 }

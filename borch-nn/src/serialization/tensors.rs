@@ -64,17 +64,20 @@ pub fn save_file(
     metadata: &BTreeMap<String, String>,
 ) -> Result<()> {
     let bytes = pollster::block_on(save(tensors, metadata))?;
-    std::fs::write(path.as_ref(), bytes).map_err(|e| io_error(path.as_ref(), e))
+    std::fs::write(path.as_ref(), bytes).map_err(|e| io_error("write", path.as_ref(), e))
 }
 
 /// torch's `safetensors.torch.load_file` (native only).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn load_file(path: impl AsRef<std::path::Path>) -> Result<StateDict> {
-    let bytes = std::fs::read(path.as_ref()).map_err(|e| io_error(path.as_ref(), e))?;
+    let bytes = std::fs::read(path.as_ref()).map_err(|e| io_error("read", path.as_ref(), e))?;
     load(&bytes)
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn io_error(path: &std::path::Path, e: std::io::Error) -> BorchError {
-    BorchError::Runtime(format!("{}: {e}", path.display()))
+pub(crate) fn io_error(action: &str, path: &std::path::Path, e: std::io::Error) -> BorchError {
+    BorchError::Runtime(format!(
+        "could not {action} the file {}: {e}",
+        path.display()
+    ))
 }
