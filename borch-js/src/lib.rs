@@ -25,6 +25,7 @@ mod param_groups;
 mod registry;
 mod scope;
 mod selftest;
+mod serialization;
 mod stacks;
 mod tensor;
 mod vision;

@@ -145,7 +145,7 @@ impl Node {
 
     /// torch's `load_state_dict(state_dict, strict)` from a plain object name → `Tensor`.
     pub fn load_state_dict(&self, obj: &JsValue, strict: bool) -> JsResult<Object> {
-        let sd = state_dict_from(obj)?;
+        let sd = state_dict_from("load_state_dict", obj)?;
         self.with(|m| m.load_state_dict(&sd, strict).map(incompatible_keys))
     }
 
@@ -334,15 +334,10 @@ pub fn state_dict_js(sd: StateDict) -> Object {
     out
 }
 
-/// A plain object name → `Tensor` as a state dict.
-fn state_dict_from(obj: &JsValue) -> JsResult<StateDict> {
+/// A plain object name → `Tensor` as a state dict (`name` is the function it is an argument of).
+pub(crate) fn state_dict_from(name: &str, obj: &JsValue) -> JsResult<StateDict> {
     if !obj.is_object() || crate::js::is_array(obj)? {
-        return Err(wrong_argument(
-            "load_state_dict",
-            1,
-            "an object of name → Tensor",
-            obj,
-        ));
+        return Err(wrong_argument(name, 1, "an object of name → Tensor", obj));
     }
     let mut sd = StateDict::new();
     for (key, v) in crate::js::entries(obj)? {
@@ -350,7 +345,7 @@ fn state_dict_from(obj: &JsValue) -> JsResult<StateDict> {
             borch_tensor::api::Value::Tensor(t) => sd.insert(key, t),
             other => {
                 return Err(type_error(format!(
-                    "load_state_dict(): the value of '{key}' must be a Tensor, not {}",
+                    "{name}(): the value of '{key}' must be a Tensor, not {}",
                     other.type_name()
                 )));
             }

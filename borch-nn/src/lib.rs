@@ -26,6 +26,7 @@ mod layers;
 mod module;
 mod reduction;
 mod repr;
+pub mod serialization;
 mod state_dict;
 pub mod utils;
 

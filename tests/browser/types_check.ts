@@ -43,6 +43,8 @@ export async function typed(): Promise<number> {
   // @ts-expect-error a learning rate is a number
   group.lr = 'fast';
   const saved: Record<string, unknown> = new torch.optim.lrScheduler.StepLR(opt, 2).stateDict();
+  const file: Uint8Array = await torch.save({ w: x });
+  const loaded: Record<string, torch.Tensor> = torch.load(file);
   const images = torch.ones([2, 1, 8, 8]);
   const cnn = new torch.nn.Sequential(
     new torch.nn.Conv2d(1, 4, 3, { padding: 'same' }),

@@ -7,9 +7,11 @@ mod generator;
 mod mt19937;
 mod order;
 pub(crate) mod sample;
+mod torch_state;
 
 pub(crate) use generator::resolve;
 pub use generator::{
     DEFAULT_SEED, Generator, GeneratorState, default_generator, initial_seed, manual_seed,
 };
 pub(crate) use order::iteration_order;
+pub use torch_state::TORCH_RNG_STATE_SIZE;

@@ -1,7 +1,7 @@
 //! The 32-bit Mersenne Twister exactly as torch's CPU generator runs it (seeded from the low 32
 //! bits of a 64-bit seed, state refreshed lazily on the first draw after seeding).
 
-const N: usize = 624;
+pub(crate) const N: usize = 624;
 const M: usize = 397;
 const MATRIX_A: u32 = 0x9908_b0df;
 const UPPER: u32 = 0x8000_0000;
@@ -32,6 +32,21 @@ impl Mt19937 {
             state,
             left: 1,
             next: 0,
+        }
+    }
+
+    /// The fields torch's `get_rng_state` writes: seed, `left_`, `next_` and the state words.
+    pub(crate) fn parts(&self) -> (u64, usize, usize, &[u32; N]) {
+        (self.seed, self.left, self.next, &self.state)
+    }
+
+    /// An engine from the fields of a torch RNG state (checked by the caller).
+    pub(crate) fn from_parts(seed: u64, left: usize, next: usize, state: [u32; N]) -> Mt19937 {
+        Mt19937 {
+            seed,
+            state,
+            left,
+            next,
         }
     }
 

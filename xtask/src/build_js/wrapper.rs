@@ -144,7 +144,7 @@ async function wasmSource() {
 }
 
 // Instantiate the wasm module once.
-function load() {
+function loadWasm() {
   loading ??= (async () => {
     await initWasm({ module_or_path: await wasmSource() });
     loaded = true;
@@ -163,13 +163,13 @@ function ready(name) {
 
 /** Open the default WebGPU device (later calls return the first); resolves to its adapter. */
 export async function init(options) {
-  await load();
+  await loadWasm();
   return wasm.init(options);
 }
 
 /** Whether WebGPU is usable here, without opening a device. Works before init(). */
 export async function probe(options) {
-  await load();
+  await loadWasm();
   return wasm.probe(options);
 }
 
@@ -196,6 +196,16 @@ export function emptyCache() {
 export function manualSeed(seed) {
   ready('manualSeed');
   return wasm.manualSeed(seed);
+}
+
+export function save(obj) {
+  ready('save');
+  return wasm.saveStateDict(obj);
+}
+
+export function load(bytes) {
+  ready('load');
+  return wasm.loadStateDict(bytes);
 }
 
 export function dispatches() {
@@ -454,6 +464,10 @@ export declare function memory(): MemoryStats;
 export declare function pooled(): PoolStats;
 export declare function emptyCache(): void;
 export declare function manualSeed(seed: number | bigint): void;
+/** torch's `torch.save(stateDict)`: safetensors bytes of a name → Tensor object (docs/checkpoints.md). */
+export declare function save(stateDict: Record<string, Tensor>): Promise<Uint8Array>;
+/** torch's `torch.load(bytes)`: the tensors of safetensors bytes, name → Tensor. */
+export declare function load(bytes: Uint8Array): Record<string, Tensor>;
 /** Dispatches recorded on the default device so far. */
 export declare function dispatches(): number;
 /** Submits to the default device's queue so far. */
