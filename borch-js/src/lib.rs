@@ -17,6 +17,7 @@ mod lambda;
 mod modules;
 mod namespaces;
 mod nn;
+mod onnx;
 mod optim;
 mod optimizers;
 mod panic;
@@ -39,6 +40,7 @@ pub use device::{
 pub use errors::{IntoJs, JsResult, error_classes, kind_name, to_js, type_error};
 pub use function_namespaces::{FunctionNamespace, call_in, function_namespaces};
 pub use namespaces::{namespace_lists, namespaces};
+pub use onnx::export_onnx;
 pub use scope::{JsScope, keep_alive, scope};
 pub use selftest::{kernel_sources, self_test};
 pub use tensor::{JsTensor, tensor};
