@@ -191,3 +191,20 @@ fn unsupported_op_names_op_and_module_path() -> Result<()> {
     );
     Ok(())
 }
+
+/// Modules whose ops have no ONNX lowering yet are refused, never frozen into a constant.
+#[test]
+fn not_yet_modules_are_refused() -> Result<()> {
+    for (name, args) in [("ZeroPad2d", vec![Value::Int(1)]), ("Hardtanh", vec![])] {
+        let mut m = build_module(name, args, vec![])?;
+        m.eval();
+        let x = randn(&[1, 2, 4, 4], None)?;
+        let e = trace(m.as_ref(), &[&x], &ExportOptions::default()).err();
+        let msg = e.map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            msg.starts_with("ONNX export: ") && msg.contains(&format!("root module ({name})")),
+            "{name}: {msg}"
+        );
+    }
+    Ok(())
+}

@@ -7,7 +7,7 @@ use borch_nn::utils::fusion::fuse_for_eval;
 use borch_nn::{
     AdaptiveAvgPool2d, AvgPool2d, BatchNorm2d, Conv2d, ConvOptions, ConvTranspose2d,
     ConvTransposeOptions, Dropout, Flatten, GELU, LayerNorm, LeakyReLU, Linear, LogSoftmax,
-    MaxPool2d, Module, ReLU, Sigmoid, Softmax, Tanh, sequential,
+    MaxPool2d, Module, ReLU, Sequential, Sigmoid, Softmax, Tanh, sequential,
 };
 use borch_tensor::{Padding, Result, Tensor, manual_seed, randn};
 use borch_vision::models::{ResNetOptions, cifar_resnet18_with};
@@ -60,6 +60,17 @@ pub fn cnn() -> Result<Box<dyn Module>> {
     ]))
 }
 
+/// Padding and resampling, composed of primitives in borch (no Pad/Resize node yet).
+pub fn pad_upsample() -> Result<Box<dyn Module>> {
+    use borch_nn::api::modules::build_module;
+    use borch_tensor::api::Value;
+    Ok(Box::new(Sequential::new(vec![
+        build_module("ReflectionPad2d", vec![Value::Int(1)], vec![])?,
+        build_module("Upsample", vec![Value::None, Value::Float(2.0)], vec![])?,
+        Box::new(Conv2d::new(2, 3, &[3])?),
+    ])))
+}
+
 pub fn resnet() -> Result<Box<dyn Module>> {
     Ok(Box::new(cifar_resnet18_with(ResNetOptions {
         num_classes: 10,
@@ -94,6 +105,7 @@ pub fn cases() -> Vec<(&'static str, Builder, Vec<usize>, bool)> {
         ("mlp", mlp as Builder, vec![2, 16], false),
         ("cnn", cnn, vec![2, 3, 12, 12], false),
         ("cnn_fused", cnn, vec![2, 3, 12, 12], true),
+        ("pad_upsample", pad_upsample, vec![2, 2, 5, 5], false),
         ("resnet18_cifar_w8", resnet, vec![2, 3, 16, 16], false),
         ("resnet18_cifar_w8_fused", resnet, vec![2, 3, 16, 16], true),
     ]
