@@ -50,14 +50,29 @@ thread_local! {
 /// Run `f` with `tracer` installed on this thread; returns `f`'s result and the tracer. An
 /// installed tracer already there is kept aside and restored after.
 pub fn with_tracer<R>(tracer: Box<dyn Tracer>, f: impl FnOnce() -> R) -> (R, Box<dyn Tracer>) {
-    let previous = TRACER.with(|t| t.borrow_mut().replace(tracer));
-    let was_active = ACTIVE.with(|a| a.replace(true));
-    let depth = DEPTH.with(|d| d.replace(0));
+    /// Puts the thread's previous state back, also when `f` unwinds.
+    struct Restore {
+        previous: Option<Box<dyn Tracer>>,
+        was_active: bool,
+        depth: usize,
+    }
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DEPTH.with(|d| d.set(self.depth));
+            ACTIVE.with(|a| a.set(self.was_active));
+            let previous = self.previous.take();
+            TRACER.with(|t| *t.borrow_mut() = previous);
+        }
+    }
+    let restore = Restore {
+        previous: TRACER.with(|t| t.borrow_mut().replace(tracer)),
+        was_active: ACTIVE.with(|a| a.replace(true)),
+        depth: DEPTH.with(|d| d.replace(0)),
+    };
     let r = f();
-    DEPTH.with(|d| d.set(depth));
-    ACTIVE.with(|a| a.set(was_active));
-    let tracer = TRACER.with(|t| std::mem::replace(&mut *t.borrow_mut(), previous));
-    (r, tracer.expect("the tracer installed by with_tracer"))
+    let mine = TRACER.with(|t| t.borrow_mut().take());
+    drop(restore);
+    (r, mine.expect("the tracer installed by with_tracer"))
 }
 
 fn reporting() -> bool {
