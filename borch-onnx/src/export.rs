@@ -226,6 +226,11 @@ pub fn trace(
         values,
         names: &names,
         expanded_from: HashMap::new(),
+        batch: inputs
+            .iter()
+            .zip(&in_infos)
+            .find(|(_, info)| info_dyn0(info))
+            .and_then(|(x, _)| x.shape().first().copied()),
     };
     for rec in &recorder.ops {
         lowerer.lower(rec)?;
@@ -254,6 +259,19 @@ pub fn trace(
         inputs: in_infos,
         outputs,
     })
+}
+
+fn info_dyn0(info: &ValueInfoProto) -> bool {
+    use crate::onnx_pb::tensor_shape_proto::dimension::Value as Dim;
+    use crate::onnx_pb::type_proto::Value as Ty;
+    match info.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+        Some(Ty::TensorType(t)) => t
+            .shape
+            .as_ref()
+            .and_then(|s| s.dim.first())
+            .is_some_and(|d| matches!(d.value, Some(Dim::DimParam(_)))),
+        _ => false,
+    }
 }
 
 fn rename(g: &mut Graph, from: &str, to: &str) {

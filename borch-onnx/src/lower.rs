@@ -35,6 +35,8 @@ pub struct Lowerer<'a> {
     /// The value an `Expand` output was expanded from: Gemm's C broadcasts by itself, and an
     /// expand to the traced batch would fix the batch size.
     pub expanded_from: HashMap<u64, Val>,
+    /// The traced size of the dynamic batch dim (dim 0 of a dynamic input), if any.
+    pub batch: Option<usize>,
 }
 
 /// The node-name scope of an op and the module path and class for error messages.
@@ -126,6 +128,17 @@ impl Lowerer<'_> {
                         .map_or_else(|| "an untraced op".to_string(), |n| n.op.name());
                     return Err(ctx.unsupported(&format!(
                         "a tensor of shape {:?} made by '{made_by}' (an op borch cannot trace)",
+                        t.shape()
+                    )));
+                }
+                if let Some(b) = self.batch
+                    && t.dim() >= 2
+                    && t.shape()[0] == b
+                {
+                    return Err(ctx.unsupported(&format!(
+                        "a constant of shape {:?} made inside the forward with the traced batch \
+                         size in dim 0 (it would not follow a dynamic batch: export with static \
+                         shapes, dynamic_axes={{}}, or trace with another batch size)",
                         t.shape()
                     )));
                 }

@@ -60,7 +60,8 @@ pub fn cnn() -> Result<Box<dyn Module>> {
     ]))
 }
 
-/// Padding and resampling, composed of primitives in borch (no Pad/Resize node yet).
+/// Padding (reflect, and zeros through `cat`) and resampling, composed of primitives in borch
+/// (no Pad/Resize node yet).
 pub fn pad_upsample() -> Result<Box<dyn Module>> {
     use borch_nn::api::modules::build_module;
     use borch_tensor::api::Value;
