@@ -18,6 +18,7 @@ mod module_functions;
 mod modules;
 mod namespaces;
 mod nn;
+mod onnx;
 mod optim;
 mod optimizers;
 mod panic;
@@ -44,6 +45,7 @@ pub use module_functions::{
     ModuleFunctionNamespace, call_with_modules, module_function_namespaces,
 };
 pub use namespaces::{namespace_lists, namespaces};
+pub use onnx::export_onnx;
 pub use scope::{JsScope, keep_alive, scope};
 pub use selftest::{kernel_sources, self_test};
 pub use tensor::{JsTensor, tensor};

@@ -8,7 +8,7 @@ from ._grad import enable_grad, no_grad, scope, set_grad_enabled
 from ._tensor import Tensor
 from ._creation import tensor
 from ._compile import compile
-from . import autograd, cuda, nn, optim
+from . import autograd, cuda, nn, onnx, optim
 from . import ao
 from . import vision
 
@@ -24,6 +24,7 @@ __all__ = [
     "DeviceError",
     "ao",
     "autograd",
+    "onnx",
     "compile",
     "ReleasedError",
     "Size",

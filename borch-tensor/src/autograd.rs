@@ -342,6 +342,7 @@ pub fn set_grad_enabled(enabled: bool) -> bool {
 
 /// Attach a node to `output` when grad mode is on and any tensor input requires grad.
 pub fn record(op: Op, inputs: &[Operand], output: Tensor) -> Tensor {
+    crate::op_trace::primitive(&op, inputs, &output);
     if !is_grad_enabled() {
         return output;
     }

@@ -11,6 +11,7 @@ mod host;
 mod inplace;
 mod kernels;
 mod layout;
+pub mod op_trace;
 pub mod ops;
 pub mod random;
 pub mod raw;

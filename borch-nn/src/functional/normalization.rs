@@ -44,11 +44,18 @@ pub fn layer_norm(
     bias: Option<&Tensor>,
     eps: f64,
 ) -> Result<Tensor> {
-    let dims = normalized_dims(input, normalized_shape, ", ")?;
-    let centered = input.sub(&input.mean(Some(&dims), true)?)?;
-    let var = centered.square()?.mean(Some(&dims), true)?;
-    let normed = centered.mul(&var.add(eps)?.rsqrt()?)?;
-    affine(normed, weight, bias)
+    use borch_tensor::op_trace::{Attr, Span};
+    let span = Span::begin();
+    let out = (|| {
+        let dims = normalized_dims(input, normalized_shape, ", ")?;
+        let centered = input.sub(&input.mean(Some(&dims), true)?)?;
+        let var = centered.square()?.mean(Some(&dims), true)?;
+        let normed = centered.mul(&var.add(eps)?.rsqrt()?)?;
+        affine(normed, weight, bias)
+    })();
+    let axis = input.dim() as i64 - normalized_shape.len() as i64;
+    let attrs = vec![("axis", Attr::Int(axis)), ("epsilon", Attr::Float(eps))];
+    span.finish("layer_norm", &[Some(input), weight, bias], attrs, out)
 }
 
 /// torch's `F.rms_norm(input, normalized_shape, weight, eps)`: `x / sqrt(mean(x²) + eps)` over

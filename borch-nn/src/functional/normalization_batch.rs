@@ -119,6 +119,39 @@ pub(crate) fn batch_norm_counting(
     eps: f64,
     count: Option<&Tensor>,
 ) -> Result<Tensor> {
+    use borch_tensor::op_trace::{Attr, Span};
+    let span = Span::begin();
+    let out = batch_norm_counting_inner(
+        input,
+        running_mean,
+        running_var,
+        weight,
+        bias,
+        training,
+        momentum,
+        eps,
+        count,
+    );
+    let attrs = vec![
+        ("epsilon", Attr::Float(eps)),
+        ("training", Attr::Bool(training)),
+    ];
+    let inputs = [Some(input), weight, bias, running_mean, running_var];
+    span.finish("batch_norm", &inputs, attrs, out)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn batch_norm_counting_inner(
+    input: &Tensor,
+    running_mean: Option<&Tensor>,
+    running_var: Option<&Tensor>,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    training: bool,
+    momentum: Momentum,
+    eps: f64,
+    count: Option<&Tensor>,
+) -> Result<Tensor> {
     let shape = input.shape().to_vec();
     let c = if shape.len() >= 2 { shape[1] } else { 0 };
     let checked = (|| {

@@ -154,6 +154,7 @@ impl Module for Sequential {
     fn forward(&self, input: &Tensor) -> Result<Tensor> {
         let mut x = input.clone();
         for (_, m) in &self.modules {
+            let _scope = borch_tensor::op_trace::enter_module(module_id(m.as_ref()));
             x = m.forward(&x)?;
         }
         Ok(x)
@@ -365,3 +366,9 @@ impl Module for ModuleDict {
 }
 
 display_as_repr!(Sequential, ModuleList, ModuleDict);
+
+/// A module's identity for `op_trace` (the address of its data), as exporters match it against
+/// `named_modules()`.
+pub fn module_id(m: &dyn Module) -> usize {
+    m as *const dyn Module as *const () as usize
+}

@@ -39,7 +39,7 @@ pub use activation_more::{
 };
 pub use adaptive_softmax::{ADAPTIVE_LOG_SOFTMAX_FORWARD, AdaptiveLogSoftmaxWithLoss};
 pub use attention::{MhaConfig, MultiheadAttention, NonDynamicallyQuantizableLinear};
-pub use container::{ModuleDict, ModuleList, Sequential, child_name, child_name_at};
+pub use container::{ModuleDict, ModuleList, Sequential, child_name, child_name_at, module_id};
 pub use conv::{Conv1d, Conv2d, Conv3d, ConvOptions};
 pub use conv_transpose::{ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, ConvTransposeOptions};
 pub use dropout::Dropout;

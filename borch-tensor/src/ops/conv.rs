@@ -344,6 +344,37 @@ pub(crate) fn convolution_fused(
     p: &Params<'_>,
     spatial: usize,
 ) -> Result<Tensor> {
+    let span = crate::op_trace::Span::begin();
+    let out = convolution_fused_inner(input, weight, bias, residual, relu, p, spatial);
+    if !span.is_open() || out.is_err() {
+        return out;
+    }
+    use crate::op_trace::{Attr, ints};
+    let r = resolve(input, weight, bias, p, spatial)?;
+    let mut pads: Vec<usize> = r.padding.clone();
+    pads.extend(r.padding.iter().zip(&r.extra).map(|(a, b)| a + b));
+    let attrs = vec![
+        ("strides", ints(&r.stride)),
+        ("pads", ints(&pads)),
+        ("dilations", ints(&r.dilation)),
+        ("group", Attr::Int(r.groups as i64)),
+        ("relu", Attr::Bool(relu)),
+        ("batched", Attr::Bool(r.batched)),
+    ];
+    let inputs = [Some(input), Some(weight), bias, residual];
+    span.finish("convolution", &inputs, attrs, out)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn convolution_fused_inner(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    residual: Option<&Tensor>,
+    relu: bool,
+    p: &Params<'_>,
+    spatial: usize,
+) -> Result<Tensor> {
     let Resolved {
         x,
         batched,

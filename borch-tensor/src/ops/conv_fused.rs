@@ -39,6 +39,17 @@ pub fn conv2d_fused(
 /// `relu(input @ weight.T + bias)` (torch's `F.linear` then `F.relu`): one matmul dispatch with
 /// the bias and ReLU in its stores for a 2-D float input, else composed.
 pub fn linear_relu(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+    let span = crate::op_trace::Span::begin();
+    let out = linear_relu_inner(input, weight, bias);
+    span.finish(
+        "linear_relu",
+        &[Some(input), Some(weight), bias],
+        Vec::new(),
+        out,
+    )
+}
+
+fn linear_relu_inner(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
     let weight_t = weight.t()?;
     let float = |t: &Tensor| t.dtype() == DType::Float32;
     let fits = input.dim() == 2

@@ -158,6 +158,45 @@ fn transposed(
     a: &TransposeArgs<'_>,
     spatial: usize,
 ) -> Result<Tensor> {
+    let span = crate::op_trace::Span::begin();
+    let out = transposed_inner(input, weight, bias, a, spatial);
+    if !span.is_open() || out.is_err() {
+        return out;
+    }
+    use crate::op_trace::{Attr, ints};
+    let n = weight.dim().saturating_sub(2);
+    let each = |v: &[isize]| -> Vec<isize> {
+        if v.len() == 1 {
+            vec![v[0]; n]
+        } else {
+            v.to_vec()
+        }
+    };
+    let padding = each(a.padding);
+    let pads: Vec<isize> = padding.iter().chain(&padding).copied().collect();
+    let attrs = vec![
+        ("strides", ints(&each(a.stride))),
+        ("pads", ints(&pads)),
+        ("output_padding", ints(&each(a.output_padding))),
+        ("dilations", ints(&each(a.dilation))),
+        ("group", Attr::Int(a.groups as i64)),
+        ("batched", Attr::Bool(input.dim() == weight.dim())),
+    ];
+    span.finish(
+        "conv_transpose",
+        &[Some(input), Some(weight), bias],
+        attrs,
+        out,
+    )
+}
+
+fn transposed_inner(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    a: &TransposeArgs<'_>,
+    spatial: usize,
+) -> Result<Tensor> {
     let name = format!("conv_transpose{spatial}d");
     let weight_dims = check_input(input, weight, bias, &name, spatial)?;
     let stride = expand(a.stride, "stride", spatial, weight_dims)?;

@@ -19,7 +19,10 @@ fn skipped(t: &Tensor) -> bool {
 /// tensors are skipped as in torch; the others must agree in every size but `dim`.
 pub fn cat<T: Borrow<Tensor>>(tensors: &[T], dim: isize) -> Result<Tensor> {
     let ts: Vec<&Tensor> = tensors.iter().map(Borrow::borrow).collect();
+    // The views of the new output that fill it are not ops of the traced graph.
+    let quiet = crate::op_trace::Span::begin();
     let (out, d) = cat_unrecorded(&ts, dim)?;
+    drop(quiet);
     Ok(record(
         Op::Shape(ShapeOp::Cat { dim: d }),
         &operands(&ts),
@@ -106,12 +109,14 @@ pub fn stack<T: Borrow<Tensor>>(tensors: &[T], dim: isize) -> Result<Tensor> {
             ));
         }
     }
+    let quiet = crate::op_trace::Span::begin();
     let unsqueezed = ts
         .iter()
         .map(|t| t.detach().unsqueeze(d as isize))
         .collect::<Result<Vec<_>>>()?;
     let refs: Vec<&Tensor> = unsqueezed.iter().collect();
     let (out, _) = cat_unrecorded(&refs, d as isize)?;
+    drop(quiet);
     Ok(record(
         Op::Shape(ShapeOp::Stack { dim: d }),
         &operands(&ts),

@@ -423,6 +423,7 @@ macro_rules! max_pool_fns {
             dilation: &[isize],
             ceil_mode: bool,
         ) -> Result<Tensor> {
+            let span = $crate::op_trace::Span::begin();
             let w = $crate::ops::pool::max_pool_window::<$n>(
                 stringify!($values),
                 input,
@@ -432,7 +433,9 @@ macro_rules! max_pool_fns {
                 dilation,
                 ceil_mode,
             )?;
-            $crate::ops::pool::max_pool(input, &w)
+            let out = $crate::ops::pool::max_pool(input, &w);
+            let attrs = $crate::ops::pool::window_attrs(&w, ceil_mode);
+            span.finish("max_pool", &[Some(input)], attrs, out)
         }
 
         #[doc = $doc_indices]
@@ -494,14 +497,57 @@ pub fn avg_pool2d(
             fmt_list(input.shape())
         ));
     }
-    avg_pool(
+    let span = crate::op_trace::Span::begin();
+    let out = avg_pool(
         op,
         input,
         args,
         ceil_mode,
         count_include_pad,
         divisor_override,
-    )
+    );
+    use crate::op_trace::{Attr, ints};
+    let two = |v: &[isize]| {
+        if v.len() == 1 {
+            vec![v[0]; 2]
+        } else {
+            v.to_vec()
+        }
+    };
+    let pads: Vec<isize> = two(padding).repeat(2);
+    let mut attrs = vec![
+        ("kernel_shape", ints(&two(kernel_size))),
+        (
+            "strides",
+            ints(&two(stride
+                .filter(|s| !s.is_empty())
+                .unwrap_or(kernel_size))),
+        ),
+        ("pads", ints(&pads)),
+        ("ceil_mode", Attr::Bool(ceil_mode)),
+        ("count_include_pad", Attr::Bool(count_include_pad)),
+    ];
+    if let Some(d) = divisor_override {
+        attrs.push(("divisor_override", Attr::Int(d as i64)));
+    }
+    span.finish("avg_pool", &[Some(input)], attrs, out)
+}
+
+/// The ONNX-style attributes of a max-pool window (kernel, strides, begin and end pads,
+/// dilations) for `op_trace`.
+pub(crate) fn window_attrs<const N: usize>(
+    w: &Window<N>,
+    ceil_mode: bool,
+) -> Vec<(&'static str, crate::op_trace::Attr)> {
+    use crate::op_trace::{Attr, ints};
+    let pads: Vec<usize> = w.padding.iter().chain(&w.padding).copied().collect();
+    vec![
+        ("kernel_shape", ints(&w.kernel)),
+        ("strides", ints(&w.stride)),
+        ("pads", ints(&pads)),
+        ("dilations", ints(&w.dilation)),
+        ("ceil_mode", Attr::Bool(ceil_mode)),
+    ]
 }
 
 /// The averaging matrix `(out, size)` of adaptive pooling along one dim: row `i` averages
@@ -545,5 +591,8 @@ pub fn adaptive_avg_pool2d(input: &Tensor, output_size: &[Option<usize>]) -> Res
             if h == 0 { r - 2 } else { r - 1 }
         ));
     }
-    bins(h, oh)?.matmul(input)?.matmul(&bins(w, ow)?.t()?)
+    let span = crate::op_trace::Span::begin();
+    let out = (|| bins(h, oh)?.matmul(input)?.matmul(&bins(w, ow)?.t()?))();
+    let attrs = vec![("output_size", crate::op_trace::ints(&[oh, ow]))];
+    span.finish("adaptive_avg_pool", &[Some(input)], attrs, out)
 }

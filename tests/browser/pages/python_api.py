@@ -339,5 +339,22 @@ check("fuse_for_eval(model): Conv-BN-ReLU, Conv-BN folded", type(cnn[0]) is nn.i
 check("fuse_for_eval(model)(x) = model(x) within 1e-5", (fused_f - unfused_f).abs().max().item() < 1e-5)
 # ConvReLU2d, the folded Conv2d, the Linear (Flatten is a view): tests/node/fusion.mjs pins the same.
 check(f"fused eval forward: {fused_dispatches} dispatches", fused_dispatches == 3)
+# torch.onnx.export (borch-onnx through borch-ts's onnx.exportOnnx): the file written to a path
+# on Pyodide's file system and to a file object; ORT runs such files in tests/onnx/.
+import io
+onnx_model = nn.Sequential(nn.Linear(4, 3), nn.ReLU())
+onnx_model.eval()
+torch.onnx.export(onnx_model, (torch.randn(2, 4),), "/tmp/model.onnx", input_names=["x"],
+                  output_names=["y"], dynamic_axes={"x": {0: "n"}, "y": [0]}, opset_version=17)
+with open("/tmp/model.onnx", "rb") as fh:
+    onnx_bytes = fh.read()
+check("torch.onnx.export writes the ONNX file",
+      b"main_graph" in onnx_bytes and b"0.weight" in onnx_bytes and b"/0/Gemm" in onnx_bytes)
+onnx_buf = io.BytesIO()
+torch.onnx.export(onnx_model, torch.randn(2, 4), onnx_buf)
+check("torch.onnx.export to a file object", b"batch" in onnx_buf.getvalue())
+raises("torch.onnx.export(opset_version=18)", NotImplementedError,
+       "ONNX export: opset_version 18 is not supported: borch-onnx writes opset 17",
+       lambda: torch.onnx.export(onnx_model, torch.randn(2, 4), io.BytesIO(), opset_version=18))
 
 print(f"python api: {checks} checks passed")

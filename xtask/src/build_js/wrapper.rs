@@ -322,6 +322,29 @@ function buildFused(target, name, args) {
   return Object.setPrototypeOf(wasm.newFused(name, args), target.prototype);
 }
 
+/** torch.onnx.export: the ONNX model (opset 17) of `model`'s eval forward traced on `sample`
+ * (a Tensor or an array of Tensors), as a Promise of the file's bytes. `options`: inputNames,
+ * outputNames, dynamicAxes ({ name: { axis: symbol } } or { name: [axes] }), opsetVersion. */
+async function exportOnnx(model, sample, options = {}) {
+  ready('exportOnnx');
+  // torch's dict form of dynamic_axes as the core's [name, [[axis, symbol], ...]] pairs (the
+  // core's values have no dict); borch_webgpu sends the snake_case key.
+  const o = { ...options };
+  for (const key of ['dynamicAxes', 'dynamic_axes']) {
+    const d = o[key];
+    if (d && typeof d === 'object' && !Array.isArray(d)) {
+      o[key] = Object.entries(d).map(([name, axes]) => [
+        name,
+        Array.isArray(axes) ? axes : Object.entries(axes).map(([a, s]) => [Number(a), s]),
+      ]);
+    }
+  }
+  return wasm.exportOnnxCore(model, [sample, o]);
+}
+
+/** ONNX export (borch-onnx; docs/onnx.md). */
+export const onnx = Object.freeze({ exportOnnx });
+
 // `vision.models.resnet18({ numClasses })`: borch-vision's model catalog builds the model.
 function buildModel(name, args) {
   ready(name);
@@ -492,6 +515,25 @@ export type CompiledFunction<F extends (...args: any[]) => any> = F & {
  * mode) records the device work; later calls run the same JavaScript but replay it, reusing
  * buffers and bind groups — results equal eager bit for bit. Only the synchronous part of an
  * async function is recorded (work after its first `await` runs eagerly). */
+/** torch.onnx.export's options (camelCase). */
+export interface ExportOnnxOptions {
+  inputNames?: string[];
+  outputNames?: string[];
+  /** torch's dynamic_axes: `{ input: { 0: 'batch' } }` or `{ input: [0] }`; default: dim 0 of
+   * every input and of the output is a dynamic `batch`; `{}` exports static shapes. */
+  dynamicAxes?: Record<string, Record<number, string> | number[]>;
+  /** Must be 17 (the opset borch-onnx writes). */
+  opsetVersion?: number;
+}
+/** ONNX export (borch-onnx): the model's eval forward traced on `sample`, as the bytes of an
+ * ONNX file (opset 17, IR 8) that ONNX Runtime runs. */
+export declare const onnx: {
+  exportOnnx(
+    model: { forward(...args: any[]): any },
+    sample: Tensor | Tensor[],
+    options?: ExportOnnxOptions,
+  ): Promise<Uint8Array>;
+};
 export declare function compiled<F extends (...args: any[]) => any>(fn: F): CompiledFunction<F>;
 /** upstream's `compiled(model)`: the module's `forward`, recorded and replayed. */
 export declare function compiled<M extends { forward: (...args: any[]) => any }>(
