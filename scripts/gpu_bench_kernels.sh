@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Kernel-level benchmarks on a lent GPU machine (torch there, no registry), one call:
-# `bench matmul` (tile sweep) and `bench matmul-call`, `bench conv` (implicit GEMM vs im2col,
+# `bench matmul` (tile sweep), `bench matmul-call`, `bench lstm` (PARTS=lstm), `bench conv`
+# (implicit GEMM vs im2col,
 # every pass) each followed by its torch script with --compare, `bench dispatch --compare`
 # (which runs its torch script itself).
 # Build here first: `scripts/gpu_bench_resnet18.sh prepare` (release xtask + Vulkan packages
@@ -10,16 +11,8 @@
 # CONV_TILES (extra `--tile` list for bench conv), TIMEOUT (seconds per program, default 240).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-dir=.dev/gpu
-out="${OUT:-target/gpu-bench}"
-mkdir -p "$out"
-if ! ldconfig -p | grep -q libvulkan.so.1; then
-  for f in "$dir"/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
-export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg}" WGPU_BACKEND="${WGPU_BACKEND:-vulkan}"
-mkdir -p -m 700 "$XDG_RUNTIME_DIR"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+. scripts/gpu_kit.sh
+gpu_kit_setup
 t="${TIMEOUT:-240}"
 parts=",${PARTS:-matmul,conv,call,dispatch},"
 if [[ $parts == *,matmul,* ]]; then
@@ -42,6 +35,12 @@ if [[ $parts == *,conv,* ]]; then
     --passes "${CONV_PASSES:-forward,input_grad,weight_grad}" "${tiles[@]}" | tee "$out/conv_borch.txt"
   echo "== conv: torch"
   timeout "$t" python3 scripts/bench_conv_torch.py --compare "$out/conv_borch.txt" | tee "$out/conv_torch.txt"
+fi
+if [[ $parts == *,lstm,* ]]; then
+  echo "== lstm: borch"
+  timeout "$t" "$dir/xtask" bench lstm | tee "$out/lstm_borch.txt"
+  echo "== lstm: torch"
+  timeout "$t" python3 scripts/bench_lstm_torch.py --compare "$out/lstm_borch.txt" | tee "$out/lstm_torch.txt"
 fi
 if [[ $parts == *,dispatch,* ]]; then
   echo "== dispatch: borch"

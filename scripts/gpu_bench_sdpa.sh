@@ -12,27 +12,13 @@
 # `run` writes its outputs under $OUT (or ./target/gpu-bench) and prints everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=.dev/gpu
+. scripts/gpu_kit.sh
 case "${1:-}" in
 prepare)
-  mkdir -p "$dir"
-  cargo build --release -p xtask
-  cp "${CARGO_TARGET_DIR:-target}/release/xtask" "$dir/xtask"
-  if ! ls "$dir"/libvulkan1_*.deb "$dir"/libglvnd0_*.deb "$dir"/libegl1_*.deb >/dev/null 2>&1; then
-    (cd "$dir" && apt-get download libvulkan1 libglvnd0 libegl1)
-  fi
-  du -sh "$dir"
+  gpu_kit_prepare
   ;;
 run)
-  out="${OUT:-target/gpu-bench}"
-  mkdir -p "$out"
-  if ! ldconfig -p | grep libvulkan.so.1 >/dev/null; then
-    for f in "$dir"/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-  fi
-  export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg}" WGPU_BACKEND="${WGPU_BACKEND:-vulkan}"
-  mkdir -p -m 700 "$XDG_RUNTIME_DIR"
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+  gpu_kit_setup
   reps="${REPS:-20}" warmup="${WARMUP:-3}" t="${TIMEOUT:-250}"
   for i in $(seq 1 "${ROUNDS:-1}"); do
     echo "== round $i: borch"

@@ -10,24 +10,13 @@
 # `run` writes its outputs under $OUT (or ./target/gpu-bench) and prints everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=.dev/gpu
+. scripts/gpu_kit.sh
 case "${1:-}" in
 prepare)
-  mkdir -p "$dir"
-  cargo build --release -p xtask
-  cp "${CARGO_TARGET_DIR:-target}/release/xtask" "$dir/xtask"
-  # wgpu's Vulkan backend needs the loader; NVIDIA's Vulkan driver also needs libEGL.
-  (cd "$dir" && apt-get download libvulkan1 libglvnd0 libegl1)
-  du -sh "$dir"
+  gpu_kit_prepare
   ;;
 run)
-  out="${OUT:-target/gpu-bench}"
-  mkdir -p "$out"
-  for f in "$dir"/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-  export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/xdg}" WGPU_BACKEND="${WGPU_BACKEND:-vulkan}"
-  mkdir -p -m 700 "$XDG_RUNTIME_DIR"
-  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+  gpu_kit_setup
   steps="${STEPS:-200}"
   for i in 1 2; do
     "$dir/xtask" bench train-mlp --steps "$steps" --warmup 10 | tee "$out/borch$i.txt"

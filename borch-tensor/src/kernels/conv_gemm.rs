@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use borch_device::{Binding, Device, Kernel, grid_for};
 
-use super::conv_gemm_wgsl::{Epilogue, PARAMS, Pass, Spec, reduce_key, reduce_source};
+use super::conv_gemm_wgsl::{Epilogue, GEOMETRY, PARAMS, Pass, Spec, reduce_key, reduce_source};
 use super::groups_for;
 use super::matmul::MatmulTile;
 use crate::dtype::DType;
@@ -72,31 +72,11 @@ pub(crate) static OVERRIDES: Mutex<Overrides> = Mutex::new(Overrides {
 /// the constant divisions fold (H200, 2026-12-02: +5-30% forward, +0-25% input gradient);
 /// not weight gradients (there it measured 0.7-1.05x), nor software adapters, where each compile
 /// costs seconds (SwiftShader).
-fn baked(device: &Device, geom: &ConvGeom, pass: Pass) -> Option<[u32; 15]> {
+fn baked(device: &Device, pass: Pass, params: &[u32]) -> Option<[u32; 15]> {
     let bake = overrides()
         .baked
         .unwrap_or(!device.adapter_info().is_software && pass != Pass::GradWeight);
-    let w = &geom.window;
-    bake.then(|| {
-        [
-            geom.c_in,
-            w.input[0],
-            w.input[1],
-            geom.c_out,
-            w.output[0],
-            w.output[1],
-            w.kernel[0],
-            w.kernel[1],
-            w.stride[0],
-            w.stride[1],
-            w.padding[0],
-            w.padding[1],
-            w.dilation[0],
-            w.dilation[1],
-            geom.groups,
-        ]
-        .map(|v| v as u32)
-    })
+    bake.then(|| GEOMETRY.map(|g| params[PARAMS.iter().position(|p| *p == g).unwrap_or(0)]))
 }
 
 fn overrides() -> Overrides {
@@ -298,7 +278,7 @@ pub(crate) fn run(
         split,
         epilogue,
         unit_stride: w.stride == [1, 1],
-        baked: baked(&device, geom, pass),
+        baked: baked(&device, pass, &params),
     };
     let key = spec.key();
     let source = || spec.source();
