@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Kernel-level benchmarks on a lent GPU machine (torch there, no registry), one call:
 # `bench matmul` (tile sweep), `bench matmul-call`, `bench lstm` (PARTS=lstm), `bench conv`
-# (implicit GEMM vs im2col,
-# every pass) each followed by its torch script with --compare, `bench dispatch --compare`
-# (which runs its torch script itself).
+# (implicit GEMM vs im2col, every pass), each followed by its torch script with --compare, and
+# `bench dispatch --compare` (which runs its torch script itself).
 # Build here first: `scripts/gpu_bench_resnet18.sh prepare` (release xtask + Vulkan packages
 # in .dev/gpu/); there: `scripts/gpu_bench_kernels.sh` with .dev/gpu carried.
-# Environment: PARTS (default matmul,conv,call,dispatch), SIZES (matmul, default 4096),
+# Environment: PARTS (default matmul,conv,call,dispatch; lstm on request), SIZES (matmul, default 4096),
 # CONV_BATCHES (default 64), CONV_PASSES (default forward,input_grad,weight_grad),
 # CONV_TILES (extra `--tile` list for bench conv), TIMEOUT (seconds per program, default 240).
 set -uo pipefail
