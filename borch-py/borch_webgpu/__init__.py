@@ -10,6 +10,7 @@ from ._creation import tensor
 from ._compile import compile
 from . import autograd, cuda, nn, onnx, optim
 from . import ao
+from .serialization import load, save
 from . import vision
 
 __version__ = "0.1.0"
@@ -32,9 +33,11 @@ __all__ = [
     "cuda",
     "dtype",
     "enable_grad",
+    "load",
     "nn",
     "no_grad",
     "optim",
+    "save",
     "scope",
     "set_grad_enabled",
     "tensor",

@@ -50,6 +50,9 @@ async function main() {
   try {
     // torch's values for the checks that need them (python_expected.py writes the file).
     pyodide.globals.set('EXPECTED_JSON', await (await fetch('./python_expected.json')).text());
+    // torch's own checkpoint files (tests/checkpoints/fixtures_torch.py) for torch.load.
+    const fixture = async (name) => new Uint8Array(await (await fetch(`/tests/checkpoints/fixtures/${name}.safetensors`)).arrayBuffer());
+    pyodide.globals.set('CHECKPOINT_FIXTURES', { mlp: await fixture('mlp'), mlp_io: await fixture('mlp_io') });
     await pyodide.runPythonAsync(await (await fetch('./python_api.py')).text());
     apiOk = apiLines.some((l) => /^python api: \d+ checks passed$/.test(l));
   } catch (e) {

@@ -357,4 +357,55 @@ raises("torch.onnx.export(opset_version=18)", NotImplementedError,
        "ONNX export: opset_version 18 is not supported: borch-onnx writes opset 17",
        lambda: torch.onnx.export(onnx_model, torch.randn(2, 4), io.BytesIO(), opset_version=18))
 
+# torch.save / torch.load (borch-ts's save / load, safetensors bytes): a path on Pyodide's file
+# system, io.BytesIO and bytes; torch's own MLP file (tests/checkpoints/fixtures, handed over by
+# python.mjs as CHECKPOINT_FIXTURES) gives torch's logits; hostile bytes raise.
+def ckpt_mlp():
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+
+
+torch.manual_seed(0)
+saved_mlp = ckpt_mlp()
+torch.save(saved_mlp.state_dict(), "/tmp/mlp.safetensors")
+torch.manual_seed(1)
+loaded_mlp = ckpt_mlp()
+loaded_mlp.load_state_dict(torch.load("/tmp/mlp.safetensors"))
+ckpt_x = torch.randn(3, 8)
+check("torch.save / torch.load on a path: the same forward",
+      saved_mlp(ckpt_x).tolist() == loaded_mlp(ckpt_x).tolist())
+ckpt_buf = io.BytesIO()
+torch.save(saved_mlp.state_dict(), ckpt_buf)
+ckpt_bytes = ckpt_buf.getvalue()
+ckpt_buf.seek(0)
+from_buf = torch.load(ckpt_buf)
+check("torch.load(io.BytesIO) gives the state dict's names",
+      sorted(from_buf) == ["0.bias", "0.weight", "2.bias", "2.weight"])
+check("torch.load(bytes) = the saved weight",
+      torch.load(ckpt_bytes)["2.weight"].tolist() == saved_mlp[2].weight.tolist())
+with open("/tmp/mlp.safetensors", "rb") as fh:
+    check("the file and the BytesIO hold the same bytes", fh.read() == ckpt_bytes)
+fixtures = {"mlp": CHECKPOINT_FIXTURES.mlp.to_bytes(), "mlp_io": CHECKPOINT_FIXTURES.mlp_io.to_bytes()}
+torch_mlp = ckpt_mlp()
+torch_mlp.load_state_dict(torch.load(fixtures["mlp"]))
+torch_io = torch.load(io.BytesIO(fixtures["mlp_io"]))
+check("torch's MLP file gives torch's logits within 1e-5",
+      (torch_mlp(torch_io["input"]) - torch_io["logits"]).abs().max().item() <= 1e-5)
+for what, hostile in [("truncated", ckpt_bytes[:-3]), ("empty", b""),
+                      ("header length past the file", b"\xff\xff" + ckpt_bytes[2:]),
+                      ("garbage", b"{" * 64), ("huge header length", b"\xff" * 8 + ckpt_bytes[8:])]:
+    try:
+        torch.load(hostile)
+    except (RuntimeError, ValueError) as e:
+        check(f"torch.load({what}) raises {type(e).__name__}", len(str(e)) > 0)
+    else:
+        raise AssertionError(f"torch.load({what}): nothing raised")
+for what, bad in [("a list", [saved_mlp[0].weight]), ("a dict of floats", {"w": 3.0})]:
+    try:
+        torch.save(bad, io.BytesIO())
+    except TypeError as e:
+        check(f"torch.save({what}) raises TypeError: {e}", len(str(e)) > 0)
+    else:
+        raise AssertionError(f"torch.save({what}): nothing raised")
+check("the instance computes after the errors", (torch.tensor([1.0, 2.0]) + 1).tolist() == [2.0, 3.0])
+
 print(f"python api: {checks} checks passed")
