@@ -19,10 +19,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync, createReadStream, existsSy
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 const MIME = {
@@ -44,11 +44,15 @@ function usage(message) {
   process.exit(2);
 }
 
+export function defaultTargetDir() {
+  return process.env.CARGO_TARGET_DIR ? resolve(repo, process.env.CARGO_TARGET_DIR) : join(repo, 'target');
+}
+
 function parseArgs(argv) {
   const pages = [];
   let timeout = 600;
   let screenshot = null;
-  let targetDir = process.env.CARGO_TARGET_DIR ? resolve(repo, process.env.CARGO_TARGET_DIR) : join(repo, 'target');
+  let targetDir = defaultTargetDir();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => argv[++i] ?? usage(`${arg} needs a value`);
@@ -70,7 +74,7 @@ function parseArgs(argv) {
 }
 
 // A static server for the repository (and /target/ → the target dir), on 127.0.0.1 only.
-function serve(targetDir) {
+export function serve(targetDir) {
   const server = createServer((req, res) => {
     let path;
     try {
@@ -117,8 +121,9 @@ function serve(targetDir) {
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 // Chromium started by us (playwright's launch adds flags that override ours), attached over CDP.
-async function startChromium() {
-  const userDataDir = mkdtempSync(join(tmpdir(), 'borch-chromium-'));
+// A given profile directory is kept (checkpoint_reload.mjs starts Chromium twice on one).
+export async function startChromium(profileDir = null) {
+  const userDataDir = profileDir ?? mkdtempSync(join(tmpdir(), 'borch-chromium-'));
   const args = [
     '--headless=new',
     '--no-sandbox',
@@ -136,6 +141,9 @@ async function startChromium() {
     `--user-data-dir=${userDataDir}`,
     'about:blank',
   ];
+  // A kept profile still holds the port file of the Chromium that used it last.
+  const portFile = join(userDataDir, 'DevToolsActivePort');
+  rmSync(portFile, { force: true });
   const child = spawn(CHROMIUM, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => {
@@ -148,7 +156,6 @@ async function startChromium() {
   child.on('error', (e) => {
     exited = String(e);
   });
-  const portFile = join(userDataDir, 'DevToolsActivePort');
   const deadline = Date.now() + 60_000;
   let port = null;
   let wsPath = null;
@@ -165,13 +172,16 @@ async function startChromium() {
   }
   const cleanup = () => {
     if (exited === null) child.kill('SIGKILL');
-    rmSync(userDataDir, { recursive: true, force: true });
+    if (profileDir === null) rmSync(userDataDir, { recursive: true, force: true });
   };
   if (port === null) {
     cleanup();
     throw new Error(`chromium did not start (${exited ?? 'no DevToolsActivePort after 60 s'}):\n${stderr}`);
   }
-  const browser = await chromium.connectOverCDP(`ws://127.0.0.1:${port}${wsPath}`);
+  const browser = await chromium.connectOverCDP(`ws://127.0.0.1:${port}${wsPath}`).catch((e) => {
+    cleanup();
+    throw e;
+  });
   return {
     browser,
     version: browser.version(),
@@ -195,7 +205,7 @@ function localRequest(url) {
   }
 }
 
-async function runPage(browser, base, page, index, total) {
+export async function runPage(browser, base, page, index, total) {
   const name = basename(page.path, extname(page.path));
   const rel = page.path.startsWith(repo + sep) ? page.path.slice(repo.length + 1).split(sep).join('/') : null;
   if (rel === null) return { name, ok: false, summary: `${page.path} is not inside the repository ${repo}` };
@@ -265,7 +275,7 @@ async function runPage(browser, base, page, index, total) {
   const ok = result.ok === true && problems.length === 0;
   const summary = [String(result.summary ?? ''), ...problems].filter(Boolean).join('; ');
   say(`${ok ? 'PASS' : 'FAIL'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary}`);
-  return { name, ok, summary };
+  return { name, ok, summary, result };
 }
 
 async function main() {
@@ -297,4 +307,4 @@ async function main() {
   process.exit(failed.length === 0 ? 0 : 1);
 }
 
-main();
+if (import.meta.url === pathToFileURL(process.argv[1]).href) main();
