@@ -1,9 +1,12 @@
 """``nn.Module`` for subclassing in Python (registration of parameters, buffers and submodules,
 torch's repr), ``Parameter``, and ``JsModule``, a borch-ts module as a Python one."""
 
+from collections import namedtuple
+
 from .. import _bridge as b
 from .._classes import JsBacked, js_class
 from .._tensor import Tensor
+from .._grad import no_grad
 
 
 class Parameter(Tensor):
@@ -15,6 +18,21 @@ class Parameter(Tensor):
     def __init__(self, data, requires_grad=True):
         object.__setattr__(self, "_js", data.detach()._js)
         self.requires_grad_(requires_grad)
+
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+def _keys(result):
+    """(missing, unexpected) of a Python child's IncompatibleKeys or of borch-ts's
+    ``{missingKeys, unexpectedKeys}``."""
+    if isinstance(result, IncompatibleKeys):
+        return result
+    return list(result["missingKeys"]), list(result["unexpectedKeys"])
+
+
+def _quoted(keys):
+    return ", ".join(f'"{k}"' for k in keys)
 
 
 class Module:
@@ -87,6 +105,39 @@ class Module:
         for name, child in self._modules.items():
             out.update(child.state_dict(prefix + name + "."))
         return out
+
+    def load_state_dict(self, state_dict, strict=True):
+        """torch's ``load_state_dict``: this module's parameters copied in place (no grad), each
+        child loading its part; torch's missing / unexpected / size-mismatch errors."""
+        missing, errors = [], []
+        for name, p in self._parameters.items():
+            if name not in state_dict:
+                missing.append(name)
+            elif tuple(state_dict[name].shape) != tuple(p.shape):
+                errors.append(f"size mismatch for {name}: copying a param with shape "
+                              f"{state_dict[name].shape!r} from checkpoint, the shape in current "
+                              f"model is {p.shape!r}.")
+            else:
+                with no_grad():
+                    p.copy_(state_dict[name])
+        for child_name, child in self._modules.items():
+            prefix = child_name + "."
+            part = {k[len(prefix):]: v for k, v in state_dict.items() if k.startswith(prefix)}
+            try:
+                keys = child.load_state_dict(part, strict=False)
+            except RuntimeError as e:
+                errors.extend(m.replace(" for ", " for " + prefix, 1) for m in str(e).split("\n\t")[1:])
+                continue
+            missing.extend(prefix + k for k in _keys(keys)[0])
+        unexpected = [k for k in state_dict if k not in self.state_dict()]
+        if strict and unexpected:
+            errors.insert(0, f"Unexpected key(s) in state_dict: {_quoted(unexpected)}. ")
+        if strict and missing:
+            errors.insert(0, f"Missing key(s) in state_dict: {_quoted(missing)}. ")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
+        return IncompatibleKeys(missing, unexpected)
 
     def add_module(self, name, module):
         if module is not None and not isinstance(module, Module):

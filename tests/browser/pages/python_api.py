@@ -406,6 +406,33 @@ for what, bad in [("a list", [saved_mlp[0].weight]), ("a dict of floats", {"w": 
         check(f"torch.save({what}) raises TypeError: {e}", len(str(e)) > 0)
     else:
         raise AssertionError(f"torch.save({what}): nothing raised")
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(2))
+        self.fc = nn.Linear(2, 3)
+
+    def forward(self, x):
+        return self.fc(x * self.scale)
+
+
+torch.manual_seed(2)
+scaled = Scaled()
+with torch.no_grad():
+    scaled.scale.mul_(3.0)
+scaled_bytes = io.BytesIO()
+torch.save(scaled.state_dict(), scaled_bytes)
+scaled_again = Scaled()
+scaled_keys = scaled_again.load_state_dict(torch.load(io.BytesIO(scaled_bytes.getvalue())))
+check("a Python nn.Module subclass: load_state_dict(torch.load(f)) gives the same forward",
+      scaled_again(ckpt_x[:, :2]).tolist() == scaled(ckpt_x[:, :2]).tolist()
+      and scaled_keys.missing_keys == [] and scaled_keys.unexpected_keys == [])
+raises("Python module load_state_dict(missing, unexpected, size mismatch)", RuntimeError,
+       expected["load_state_dict_error"],
+       lambda: Scaled().load_state_dict({"fc.weight": torch.zeros(4, 2), "fc.bias": torch.zeros(3),
+                                          "bogus": torch.zeros(1)}))
 check("the instance computes after the errors", (torch.tensor([1.0, 2.0]) + 1).tolist() == [2.0, 3.0])
 
 print(f"python api: {checks} checks passed")

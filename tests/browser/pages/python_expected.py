@@ -22,6 +22,20 @@ try:
     nni.ConvReLU2d(nn.Conv1d(1, 1, 1), nn.ReLU())
 except AssertionError as e:
     fused_error = str(e)
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(2))
+        self.fc = nn.Linear(2, 3)
+
+
+try:
+    Scaled().load_state_dict({"fc.weight": torch.zeros(4, 2), "fc.bias": torch.zeros(3),
+                              "bogus": torch.zeros(1)})
+except RuntimeError as e:
+    load_state_dict_error = str(e)
 expected = {
     "encoder_keys": list(encoder.state_dict()),
     "decoder_keys": list(decoder.state_dict()),
@@ -29,6 +43,7 @@ expected = {
     "mask": [[str(v) for v in row] for row in mask.tolist()],
     "fused_keys": fused_keys,
     "fused_error": fused_error,
+    "load_state_dict_error": load_state_dict_error,
 }
 out = Path(__file__).with_name("python_expected.json")
 out.write_text(json.dumps(expected, indent=1) + "\n")
