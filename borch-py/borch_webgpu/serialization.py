@@ -14,7 +14,7 @@ def save(obj, f):
     _write(f, data.to_bytes())
 
 
-def load(f, map_location=None, weights_only=True):
+def load(f, map_location=None, *, weights_only=None):
     return b.call(b.bt.load, (to_js(_read(f)),), {})
 
 
