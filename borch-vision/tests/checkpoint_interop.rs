@@ -1,10 +1,12 @@
 //! torchvision's resnet18 saved by torch (`tests/checkpoints/fixtures_torch.py make`:
 //! `safetensors.torch.save_file(resnet18(num_classes=10).state_dict())`, weights rounded to two
-//! values per tensor so the file compresses) loads strictly into borch's resnet18 and gives
-//! torch's logits.
+//! values per tensor so the file compresses, kept gzipped) loads strictly into borch's resnet18
+//! and gives torch's logits.
+
+use std::io::Read;
 
 use borch_nn::Module;
-use borch_nn::serialization::load_file;
+use borch_nn::serialization::{load, load_file};
 use borch_vision::models::{ResNetOptions, resnet18_with};
 
 fn fixture(name: &str) -> std::path::PathBuf {
@@ -22,7 +24,12 @@ fn torchvision_resnet18_file_gives_torchs_logits() {
         ..ResNetOptions::default()
     })
     .unwrap();
-    let sd = load_file(fixture("resnet18.safetensors")).unwrap();
+    let gz = std::fs::File::open(fixture("resnet18.safetensors.gz")).unwrap();
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(gz)
+        .read_to_end(&mut bytes)
+        .unwrap();
+    let sd = load(&bytes).unwrap();
     assert_eq!(
         sd.get("bn1.num_batches_tracked").unwrap().dtype(),
         borch_tensor::DType::Int64
