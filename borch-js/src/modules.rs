@@ -71,7 +71,7 @@ impl Node {
     }
 
     /// The owning place at the top and the names leading from it to this module.
-    fn locate(&self) -> Result<(Rc<RefCell<Place>>, Vec<String>)> {
+    pub(crate) fn locate(&self) -> Result<(Rc<RefCell<Place>>, Vec<String>)> {
         let mut path = Vec::new();
         let mut current = self.place.clone();
         loop {
@@ -96,19 +96,7 @@ impl Node {
         let run = || {
             let (root, path) = self.locate()?;
             let borrowed = root.try_borrow().map_err(|_| busy())?;
-            let Place::Own(top) = &*borrowed else {
-                return Err(busy());
-            };
-            let mut m: &dyn Module = top.as_ref();
-            for name in &path {
-                m = m
-                    .named_children()
-                    .into_iter()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, c)| c)
-                    .ok_or_else(|| BorchError::Runtime(format!("submodule '{name}' is gone")))?;
-            }
-            f(m)
+            f(descend(&borrowed, &path)?)
         };
         run().map_err(to_js)
     }
@@ -256,6 +244,23 @@ fn function_name(v: &JsValue) -> Option<String> {
     get("name")
         .filter(|n| !n.is_empty())
         .or_else(|| get("__name__"))
+}
+
+/// The module `path` leads to from the owning place `top` (what `Node::locate` gives).
+pub(crate) fn descend<'a>(top: &'a Place, path: &[String]) -> Result<&'a dyn Module> {
+    let Place::Own(top) = top else {
+        return Err(busy());
+    };
+    let mut m: &dyn Module = top.as_ref();
+    for name in path {
+        m = m
+            .named_children()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| c)
+            .ok_or_else(|| BorchError::Runtime(format!("submodule '{name}' is gone")))?;
+    }
+    Ok(m)
 }
 
 /// A new handle on the module of a JavaScript module object, if `v` is one.

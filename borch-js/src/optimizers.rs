@@ -96,8 +96,14 @@ impl Opt {
 
 /// The optimizer of a JavaScript optimizer object.
 pub fn optimizer_of(name: &str, v: &JsValue) -> JsResult<Shared> {
+    optimizer_at(name, 1, v)
+}
+
+/// The optimizer of a JavaScript optimizer object given as argument `position` of `name`.
+pub fn optimizer_at(name: &str, position: usize, v: &JsValue) -> JsResult<Shared> {
     let found = LIVE.branded(v, OPTIMIZER_ID).and_then(|w| w.upgrade());
-    found.ok_or_else(|| wrong_argument(name, 1, "an optimizer (optim.SGD, optim.Adam, …)", v))
+    found
+        .ok_or_else(|| wrong_argument(name, position, "an optimizer (optim.SGD, optim.Adam, …)", v))
 }
 
 /// A list of param-group objects (`[{ params: [...], lr: 0.1 }, …]`) rather than of tensors.
@@ -359,6 +365,24 @@ struct SchedRef {
 
 thread_local! {
     static SCHEDULERS: RefCell<Registry<SchedRef>> = RefCell::default();
+}
+
+/// The scheduler of a JavaScript scheduler object; `None` for `null` / `undefined`.
+pub fn scheduler_of(name: &str, position: usize, v: &JsValue) -> JsResult<Option<SharedScheduler>> {
+    if v.is_null() || v.is_undefined() {
+        return Ok(None);
+    }
+    let found = SCHEDULERS
+        .branded(v, SCHEDULER_ID)
+        .and_then(|r| r.scheduler.upgrade());
+    found.map(Some).ok_or_else(|| {
+        wrong_argument(
+            name,
+            position,
+            "a learning-rate scheduler (optim.lrScheduler.StepLR, …) or null",
+            v,
+        )
+    })
 }
 
 /// A scheduler of the catalog with the optimizer it steps.

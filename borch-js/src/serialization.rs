@@ -29,3 +29,27 @@ pub fn load_state_dict(bytes: JsValue) -> JsResult<Object> {
         .map(state_dict_js)
         .map_err(to_js)
 }
+
+/// `torch.saveCheckpoint(model, optimizer, scheduler | null, epoch)` (a borch extension; torch
+/// pickles a dict): the model, optimizer, scheduler, epoch and RNG state as one safetensors file.
+#[wasm_bindgen(js_name = saveCheckpoint)]
+pub async fn save_checkpoint(
+    #[wasm_bindgen(unchecked_param_type = "Module")] model: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Optimizer")] optimizer: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "LRScheduler | null")] scheduler: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number")] epoch: JsValue,
+) -> JsResult<Uint8Array> {
+    crate::checkpoints::save(model, optimizer, scheduler, epoch).await
+}
+
+/// `torch.loadCheckpoint(bytes, model, optimizer, scheduler | null)` (a borch extension): restores
+/// what `saveCheckpoint` wrote and returns its epoch.
+#[wasm_bindgen(js_name = loadCheckpoint)]
+pub fn load_checkpoint(
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Module")] model: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Optimizer")] optimizer: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "LRScheduler | null")] scheduler: JsValue,
+) -> JsResult<f64> {
+    crate::checkpoints::load(&bytes, &model, &optimizer, &scheduler)
+}

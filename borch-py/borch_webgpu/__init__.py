@@ -10,7 +10,7 @@ from ._creation import tensor
 from ._compile import compile
 from . import autograd, cuda, nn, onnx, optim
 from . import ao
-from .serialization import load, save
+from .serialization import load, load_checkpoint, save, save_checkpoint
 from . import vision
 
 __version__ = "0.1.0"
@@ -34,10 +34,12 @@ __all__ = [
     "dtype",
     "enable_grad",
     "load",
+    "load_checkpoint",
     "nn",
     "no_grad",
     "optim",
     "save",
+    "save_checkpoint",
     "scope",
     "set_grad_enabled",
     "tensor",

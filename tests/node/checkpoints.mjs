@@ -2,7 +2,9 @@
 // round-trips through safetensors bytes into another model, torch's own file
 // (tests/checkpoints/fixtures/mlp.safetensors, written by tests/checkpoints/fixtures_torch.py)
 // loads with model.loadStateDict(torch.load(bytes)) and gives torch's logits, and hostile bytes
-// throw an error with a kind (no wasm trap: the instance still computes afterwards).
+// throw an error with a kind (no wasm trap: the instance still computes afterwards); training
+// resumed through torch.saveCheckpoint / torch.loadCheckpoint matches the uninterrupted run's
+// losses bit for bit.
 // Run: VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json node tests/node/checkpoints.mjs
 
 import { readFileSync } from 'node:fs';
@@ -67,6 +69,59 @@ async function main() {
   check('save of a non-tensor value throws TypeError', e?.kind === 'TypeError', String(e));
   const still = await torch.tensor([1, 2]).add(1).toArray();
   check('the instance still computes', JSON.stringify(still) === '[2,3]', JSON.stringify(still));
+
+  // The native resumed_training_matches_uninterrupted_bit_for_bit (borch-nn/tests/checkpoints.rs)
+  // through borch-ts: dropout draws from the RNG, Adam and StepLR carry state, fresh data each step.
+  const run = (seed) => {
+    torch.manualSeed(seed);
+    const model = new nn.Sequential(new nn.Linear(8, 16), new nn.ReLU(), new nn.Linear(16, 4), new nn.Dropout(0.25));
+    const opt = new torch.optim.Adam(model.parameters(), { lr: 1e-2 });
+    const sched = new torch.optim.lrScheduler.StepLR(opt, 2, 0.5);
+    return { model, opt, sched };
+  };
+  const step = async (r) => {
+    const x = torch.randn([6, 8]);
+    r.opt.zeroGrad();
+    const loss = r.model.forward(x).square().mean();
+    loss.backward();
+    r.opt.step();
+    r.sched.step();
+    return loss.item();
+  };
+  const whole = run(11);
+  const expected = [];
+  for (let i = 0; i < 6; i++) expected.push(await step(whole));
+  const first = run(11);
+  const resumedLosses = [];
+  for (let i = 0; i < 3; i++) resumedLosses.push(await step(first));
+  const ckpt = await torch.saveCheckpoint(first.model, first.opt, first.sched, 3);
+  check('saveCheckpoint gives a Uint8Array', ckpt instanceof Uint8Array && ckpt.length > 8, String(ckpt));
+  const resumed = run(12345);
+  torch.randn([17]);
+  const epoch = torch.loadCheckpoint(ckpt, resumed.model, resumed.opt, resumed.sched);
+  check('loadCheckpoint returns the saved epoch', epoch === 3, String(epoch));
+  check("the scheduler's lr is restored", resumed.sched.getLastLr()[0] === first.sched.getLastLr()[0], JSON.stringify([resumed.sched.getLastLr(), first.sched.getLastLr()]));
+  for (let i = 3; i < 6; i++) resumedLosses.push(await step(resumed));
+  check('resumed losses === the uninterrupted run\'s, bit for bit', resumedLosses.every((v, i) => v === expected[i]), JSON.stringify([resumedLosses, expected]));
+  check('the losses change from step to step', new Set(expected).size === expected.length, JSON.stringify(expected));
+  const noSched = run(5);
+  const bytesNoSched = await torch.saveCheckpoint(noSched.model, noSched.opt, null, 0);
+  let se;
+  try { torch.loadCheckpoint(bytesNoSched, resumed.model, resumed.opt, resumed.sched); } catch (err) { se = err; }
+  check('loadCheckpoint of a file without the scheduler throws ValueError', se?.kind === 'ValueError', String(se));
+  const badArgs = [
+    ['saveCheckpoint epoch 1.5', () => torch.saveCheckpoint(noSched.model, noSched.opt, null, 1.5)],
+    ['saveCheckpoint of a non-module', () => torch.saveCheckpoint({}, noSched.opt, null, 0)],
+    ['saveCheckpoint of a non-optimizer', () => torch.saveCheckpoint(noSched.model, {}, null, 0)],
+  ];
+  for (const [what, f] of badArgs) {
+    let e;
+    try { await f(); } catch (err) { e = err; }
+    check(`${what} throws TypeError`, e?.kind === 'TypeError', String(e));
+  }
+  let le;
+  try { torch.loadCheckpoint(bytes, resumed.model, resumed.opt, null); } catch (err) { le = err; }
+  check('loadCheckpoint of a plain state dict file throws ValueError', le?.kind === 'ValueError', String(le));
 
   for (const f of failures) console.log(`FAILED ${f}`);
   console.log(`checkpoints[node]: ${passed} checks passed, ${failures.length} failed`);

@@ -435,4 +435,49 @@ raises("Python module load_state_dict(missing, unexpected, size mismatch)", Runt
                                           "bogus": torch.zeros(1)}))
 check("the instance computes after the errors", (torch.tensor([1.0, 2.0]) + 1).tolist() == [2.0, 3.0])
 
+# torch.save_checkpoint / torch.load_checkpoint (borch extensions over borch-ts's saveCheckpoint /
+# loadCheckpoint; docs/checkpoints.md): training resumed from a checkpoint gives the losses of the
+# uninterrupted run bit for bit (the native resumed_training_matches_uninterrupted_bit_for_bit).
+def resume_run(seed):
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4), nn.Dropout(0.25))
+    opt = optim.Adam(model.parameters(), lr=1e-2)
+    return model, opt, optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+
+
+def resume_step(run):
+    model, opt, sched = run
+    x = torch.randn(6, 8)
+    opt.zero_grad()
+    loss = model(x).square().mean()
+    loss.backward()
+    opt.step()
+    sched.step()
+    return loss.item()
+
+
+whole_run = resume_run(11)
+whole_losses = [resume_step(whole_run) for _ in range(6)]
+first_run = resume_run(11)
+resumed_losses = [resume_step(first_run) for _ in range(3)]
+torch.save_checkpoint(*first_run, 3, "/tmp/resume.safetensors")
+resumed_run = resume_run(12345)
+torch.randn(17)
+check("load_checkpoint returns the saved epoch",
+      torch.load_checkpoint("/tmp/resume.safetensors", *resumed_run) == 3)
+resumed_losses += [resume_step(resumed_run) for _ in range(3)]
+check(f"resumed losses == the uninterrupted run's, bit for bit: {resumed_losses} {whole_losses}",
+      resumed_losses == whole_losses and len(set(whole_losses)) == 6)
+no_sched_buf = io.BytesIO()
+torch.save_checkpoint(resumed_run[0], resumed_run[1], None, 0, no_sched_buf)
+raises("load_checkpoint of a file without the scheduler", ValueError,
+       "not a borch training checkpoint: it holds the state of scheduler None, not Some(\"StepLR\")",
+       lambda: torch.load_checkpoint(no_sched_buf.getvalue(), *resumed_run))
+try:
+    torch.save_checkpoint(Scaled(), resumed_run[1], None, 0, io.BytesIO())
+except TypeError as e:
+    check(f"save_checkpoint of a Python nn.Module subclass raises TypeError: {e}", "nn.Module" in str(e))
+else:
+    raise AssertionError("save_checkpoint of a Python nn.Module subclass: nothing raised")
+
 print(f"python api: {checks} checks passed")

@@ -208,6 +208,16 @@ export function load(bytes) {
   return wasm.loadStateDict(bytes);
 }
 
+export function saveCheckpoint(model, optimizer, scheduler, epoch) {
+  ready('saveCheckpoint');
+  return wasm.saveCheckpoint(model, optimizer, scheduler, epoch);
+}
+
+export function loadCheckpoint(bytes, model, optimizer, scheduler) {
+  ready('loadCheckpoint');
+  return wasm.loadCheckpoint(bytes, model, optimizer, scheduler);
+}
+
 export function dispatches() {
   ready('dispatches');
   return wasm.dispatches();
@@ -491,6 +501,11 @@ export declare function manualSeed(seed: number | bigint): void;
 export declare function save(stateDict: Record<string, Tensor>): Promise<Uint8Array>;
 /** torch's `torch.load(bytes)`: the tensors of safetensors bytes, name → Tensor. */
 export declare function load(bytes: Uint8Array): Record<string, Tensor>;
+/** A borch extension (torch pickles a dict): the model, optimizer, scheduler (or null), epoch and
+ * torch's RNG state as one safetensors file (docs/checkpoints.md). */
+export declare function saveCheckpoint(model: import('./borch_js.js').Module, optimizer: import('./borch_js.js').Optimizer, scheduler: import('./borch_js.js').LRScheduler | null, epoch: number): Promise<Uint8Array>;
+/** A borch extension: restore what `saveCheckpoint` wrote (strictly) and return its epoch. */
+export declare function loadCheckpoint(bytes: Uint8Array, model: import('./borch_js.js').Module, optimizer: import('./borch_js.js').Optimizer, scheduler: import('./borch_js.js').LRScheduler | null): number;
 /** Dispatches recorded on the default device so far. */
 export declare function dispatches(): number;
 /** Submits to the default device's queue so far. */
