@@ -31,7 +31,11 @@ fn epoch_of(v: &JsValue) -> JsResult<i64> {
 }
 
 /// `saveCheckpoint(model, optimizer, scheduler | null, epoch)`: the checkpoint's bytes. The
-/// model, optimizer and scheduler stay borrowed until the GPU's copies are read back.
+/// model, optimizer and scheduler stay borrowed until the GPU's copies are read back, on
+/// purpose: every other use of these handles takes them with `try_borrow`, so a call made
+/// meanwhile gets the "in use by a call that has not returned" error, not a checkpoint of a
+/// half-updated training.
+#[allow(clippy::await_holding_refcell_ref)]
 pub async fn save(
     model: JsValue,
     optimizer: JsValue,

@@ -34,7 +34,7 @@ pub fn load_state_dict(bytes: JsValue) -> JsResult<Object> {
 /// pickles a dict): the model, optimizer, scheduler, epoch and RNG state as one safetensors file.
 #[wasm_bindgen(js_name = saveCheckpoint)]
 pub async fn save_checkpoint(
-    #[wasm_bindgen(unchecked_param_type = "Module")] model: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "{ readonly __borchModule: number }")] model: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Optimizer")] optimizer: JsValue,
     #[wasm_bindgen(unchecked_param_type = "LRScheduler | null")] scheduler: JsValue,
     #[wasm_bindgen(unchecked_param_type = "number")] epoch: JsValue,
@@ -47,7 +47,7 @@ pub async fn save_checkpoint(
 #[wasm_bindgen(js_name = loadCheckpoint)]
 pub fn load_checkpoint(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Module")] model: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "{ readonly __borchModule: number }")] model: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Optimizer")] optimizer: JsValue,
     #[wasm_bindgen(unchecked_param_type = "LRScheduler | null")] scheduler: JsValue,
 ) -> JsResult<f64> {

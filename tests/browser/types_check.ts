@@ -45,6 +45,10 @@ export async function typed(): Promise<number> {
   const saved: Record<string, unknown> = new torch.optim.lrScheduler.StepLR(opt, 2).stateDict();
   const file: Uint8Array = await torch.save({ w: x });
   const loaded: Record<string, torch.Tensor> = torch.load(file);
+  const ckpt: Uint8Array = await torch.saveCheckpoint(seq, opt, new torch.optim.lrScheduler.StepLR(opt, 2), 3);
+  const resumedEpoch: number = torch.loadCheckpoint(ckpt, seq, opt, null);
+  // @ts-expect-error the epoch is a number
+  await torch.saveCheckpoint(seq, opt, null, '3');
   const images = torch.ones([2, 1, 8, 8]);
   const cnn = new torch.nn.Sequential(
     new torch.nn.Conv2d(1, 4, 3, { padding: 'same' }),

@@ -503,9 +503,9 @@ export declare function save(stateDict: Record<string, Tensor>): Promise<Uint8Ar
 export declare function load(bytes: Uint8Array): Record<string, Tensor>;
 /** A borch extension (torch pickles a dict): the model, optimizer, scheduler (or null), epoch and
  * torch's RNG state as one safetensors file (docs/checkpoints.md). */
-export declare function saveCheckpoint(model: import('./borch_js.js').Module, optimizer: import('./borch_js.js').Optimizer, scheduler: import('./borch_js.js').LRScheduler | null, epoch: number): Promise<Uint8Array>;
+export declare function saveCheckpoint(model: { readonly __borchModule: number }, optimizer: import('./borch_js.js').Optimizer, scheduler: import('./borch_js.js').LRScheduler | null, epoch: number): Promise<Uint8Array>;
 /** A borch extension: restore what `saveCheckpoint` wrote (strictly) and return its epoch. */
-export declare function loadCheckpoint(bytes: Uint8Array, model: import('./borch_js.js').Module, optimizer: import('./borch_js.js').Optimizer, scheduler: import('./borch_js.js').LRScheduler | null): number;
+export declare function loadCheckpoint(bytes: Uint8Array, model: { readonly __borchModule: number }, optimizer: import('./borch_js.js').Optimizer, scheduler: import('./borch_js.js').LRScheduler | null): number;
 /** Dispatches recorded on the default device so far. */
 export declare function dispatches(): number;
 /** Submits to the default device's queue so far. */
