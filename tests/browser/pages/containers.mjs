@@ -1,7 +1,8 @@
 // nn containers, param groups and scheduler state through borch-ts: `seq.at(i)` / `length`,
 // ModuleList and ModuleDict, `optimizer.paramGroups[i].lr = …` driving the next step, and a
 // scheduler's `stateDict()` surviving JSON and resuming the same schedule. Error messages are
-// torch 2.15's. Run by run.mjs.
+// torch 2.15's; training resumed from saveCheckpoint / loadCheckpoint matches the uninterrupted
+// run bit for bit. Run by run.mjs.
 
 import { borch, check, checks, log, run, start, thrown } from './common.mjs';
 
@@ -153,6 +154,41 @@ async function schedulerState() {
   check('a state dict without baseLrs', missing !== null && missing.message === "KeyError: 'base_lrs'", String(missing));
 }
 
+// The native resumed_training_matches_uninterrupted_bit_for_bit (borch-nn/tests/checkpoints.rs)
+// in Chromium: dropout, Adam and StepLR trained 6 steps; separately 3 steps, saveCheckpoint, a
+// fresh model/optimizer/scheduler from another seed, loadCheckpoint, 3 more; the losses equal.
+async function checkpointResume() {
+  const newRun = (seed) => {
+    borch.manualSeed(seed);
+    const model = new nn.Sequential(new nn.Linear(8, 16), new nn.ReLU(), new nn.Linear(16, 4), new nn.Dropout(0.25));
+    const opt = new optim.Adam(model.parameters(), { lr: 1e-2 });
+    return { model, opt, sched: new optim.lrScheduler.StepLR(opt, 2, 0.5) };
+  };
+  const step = async (r) => {
+    r.opt.zeroGrad();
+    const loss = r.model.forward(borch.randn([6, 8])).square().mean();
+    loss.backward();
+    r.opt.step();
+    r.sched.step();
+    return loss.item();
+  };
+  const whole = newRun(11);
+  const expected = [];
+  for (let i = 0; i < 6; i++) expected.push(await step(whole));
+  const first = newRun(11);
+  const losses = [];
+  for (let i = 0; i < 3; i++) losses.push(await step(first));
+  const bytes = await borch.saveCheckpoint(first.model, first.opt, first.sched, 3);
+  const resumed = newRun(12345);
+  borch.randn([17]);
+  const epoch = borch.loadCheckpoint(bytes, resumed.model, resumed.opt, resumed.sched);
+  check('loadCheckpoint returns the epoch', epoch === 3, String(epoch));
+  for (let i = 3; i < 6; i++) losses.push(await step(resumed));
+  check('resumed losses === uninterrupted, bit for bit', losses.every((v, i) => v === expected[i]) && new Set(expected).size === 6,
+    `${JSON.stringify(losses)} vs ${JSON.stringify(expected)}`);
+  log(`  resumed = uninterrupted: ${JSON.stringify(losses)}`);
+}
+
 run(async () => {
   const adapter = await start();
   log('containers:');
@@ -161,5 +197,7 @@ run(async () => {
   await paramGroups();
   log('scheduler state:');
   await schedulerState();
-  return `containers: ${checks()} checks passed (Sequential/ModuleList/ModuleDict indexing, param-group edits, scheduler state dicts) [${adapter.replace(/^adapter: /, '')}]`;
+  log('checkpoint resume:');
+  await checkpointResume();
+  return `containers: ${checks()} checks passed (Sequential/ModuleList/ModuleDict indexing, param-group edits, scheduler state dicts, a resumed training checkpoint) [${adapter.replace(/^adapter: /, '')}]`;
 });
