@@ -23,7 +23,8 @@ def load(f, map_location=None, *, weights_only=None):
 
 
 def save_checkpoint(model, optimizer, scheduler, epoch, f):
-    data = b.settle(lambda: b.bt.saveCheckpoint(*[b.to_js_value(a) for a in (model, optimizer, scheduler, epoch)]))
+    data = b.settle(lambda: b.bt.saveCheckpoint(
+        *[b.to_js_value(a) for a in (model, optimizer, scheduler, epoch)]))
     _write(f, data.to_bytes())
 
 
