@@ -6,11 +6,11 @@
 
 use std::sync::Mutex;
 
-use borch_device::{Binding, Device, Kernel, grid_for};
+use borch_device::{Device, Kernel, grid_for};
 
 use super::conv_gemm_wgsl::{Epilogue, GEOMETRY, PARAMS, Pass, Spec, reduce_key, reduce_source};
-use super::groups_for;
 use super::matmul::MatmulTile;
+use super::{dispatch_grid, groups_for};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops::unfold::Window2d;
@@ -296,7 +296,7 @@ pub(crate) fn run(
     }
     let gx = n.div_ceil((tile.threads_x * tile.cols) as usize) as u32;
     let gy = m.div_ceil((tile.threads_y * tile.rows) as usize) as u32;
-    dispatch(
+    dispatch_grid(
         &device,
         &kernel,
         &bound,
@@ -318,25 +318,9 @@ pub(crate) fn run(
         let total = geom.groups * m * n;
         let max_x = device.limits().max_compute_workgroups_per_dimension;
         let grid = grid_for(groups_for(total), max_x);
-        dispatch(&device, &kernel, &bound, &params, grid)?;
+        dispatch_grid(&device, &kernel, &bound, &params, grid)?;
     }
     Ok(out)
-}
-
-fn dispatch(
-    device: &Device,
-    kernel: &Kernel<'_>,
-    tensors: &[&Tensor],
-    params: &[u32],
-    grid: [u32; 3],
-) -> Result<()> {
-    let buffers = tensors
-        .iter()
-        .map(|t| t.buffer())
-        .collect::<Result<Vec<_>>>()?;
-    let bindings: Vec<Binding<'_>> = buffers.iter().map(|buffer| Binding { buffer }).collect();
-    device.dispatch(kernel, &bindings, params, grid)?;
-    Ok(())
 }
 
 /// The WGSL of every specialisation the tests and the golden runs compile, for validation.

@@ -35,12 +35,23 @@ pub(crate) fn launch(
     groups: u32,
 ) -> Result<()> {
     let max_x = device.limits().max_compute_workgroups_per_dimension;
+    dispatch_grid(device, kernel, tensors, params, grid_for(groups, max_x))
+}
+
+/// Dispatch `kernel` over `tensors` (bindings 1, 2, …) on the workgroup grid `grid`.
+pub(crate) fn dispatch_grid(
+    device: &Device,
+    kernel: &Kernel<'_>,
+    tensors: &[&Tensor],
+    params: &[u32],
+    grid: [u32; 3],
+) -> Result<()> {
     let buffers = tensors
         .iter()
         .map(|t| t.buffer())
         .collect::<Result<Vec<_>>>()?;
     let bindings: Vec<Binding<'_>> = buffers.iter().map(|buffer| Binding { buffer }).collect();
-    device.dispatch(kernel, &bindings, params, grid_for(groups, max_x))?;
+    device.dispatch(kernel, &bindings, params, grid)?;
     Ok(())
 }
 

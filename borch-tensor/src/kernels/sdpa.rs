@@ -25,7 +25,9 @@
 //! loop limits, so the kernels run without wgpu's inserted checks (`tests/sdpa_fused.rs` and
 //! the golden family `attention_fused` cross every block edge).
 
-use borch_device::{Binding, Device, Kernel};
+use borch_device::Kernel;
+
+use super::dispatch_grid;
 
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -634,7 +636,7 @@ impl Problem<'_> {
         if let Some(m) = self.mask.as_ref().filter(|_| pass != Pass::Delta) {
             all.push(m.t);
         }
-        dispatch(self.q.t.device(), &kernel, &all, &self.params(g), grid)
+        dispatch_grid(self.q.t.device(), &kernel, &all, &self.params(g), grid)
     }
 
     fn rows(&self, n: usize, heads: usize) -> [u32; 3] {
@@ -706,22 +708,6 @@ impl Problem<'_> {
         };
         Ok([dq, dk, dv])
     }
-}
-
-fn dispatch(
-    device: &Device,
-    kernel: &Kernel<'_>,
-    tensors: &[&Tensor],
-    params: &[u32],
-    grid: [u32; 3],
-) -> Result<()> {
-    let buffers = tensors
-        .iter()
-        .map(|t| t.buffer())
-        .collect::<Result<Vec<_>>>()?;
-    let bindings: Vec<Binding<'_>> = buffers.iter().map(|buffer| Binding { buffer }).collect();
-    device.dispatch(kernel, &bindings, params, grid)?;
-    Ok(())
 }
 
 /// Every specialisation the tests compile, for validation by naga.
