@@ -19,6 +19,7 @@ pub enum A {
     I(i64),
     Is(Vec<i64>),
     F(f32),
+    S(&'static str),
 }
 
 pub struct Graph {
@@ -156,6 +157,14 @@ impl Graph {
         name
     }
 
+    /// A 1-D float constant.
+    pub fn floats(&mut self, scope: &str, values: &[f32]) -> String {
+        let name = self.unique(&format!("{scope}/Constant_output_0"));
+        let data = HostData::F32(values.to_vec());
+        self.inits.push(tensor_proto(&name, &[values.len()], &data));
+        name
+    }
+
     /// A float constant filled with `value`, of shape `dims`.
     pub fn filled(&mut self, scope: &str, value: f32, dims: &[usize]) -> String {
         let name = self.unique(&format!("{scope}/Constant_output_0"));
@@ -183,6 +192,10 @@ fn attribute(name: &str, v: A) -> AttributeProto {
         A::F(f) => {
             a.r#type = Some(AttributeType::Float as i32);
             a.f = Some(f);
+        }
+        A::S(s) => {
+            a.r#type = Some(AttributeType::String as i32);
+            a.s = Some(s.as_bytes().to_vec());
         }
     }
     a

@@ -9,6 +9,7 @@ mod export;
 mod graph;
 mod lower;
 mod lower_composed;
+mod lower_resample;
 mod recorder;
 mod values;
 

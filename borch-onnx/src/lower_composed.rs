@@ -1,6 +1,7 @@
 //! The composed ops that report themselves (`op_trace::Span`): convolution (with the fused
 //! epilogue of `nn.intrinsic`: residual add and ReLU, written as the unfused Conv, Add, Relu),
-//! transposed convolution, pooling, batch and layer norm, and the fused linear + ReLU.
+//! transposed convolution, pooling, batch and layer norm, and the fused linear + ReLU. Padding
+//! and resampling are in `lower_resample.rs`.
 
 use borch_tensor::{Operand, Result};
 
@@ -214,6 +215,8 @@ impl Lowerer<'_> {
                 r.dyn0 = x.dyn0;
                 Ok(r)
             }
+            "pad" => self.pad(rec, &x, &xt, ctx),
+            "interpolate" => self.resize(rec, &x, &xt, ctx),
             other => Err(ctx.unsupported(&format!("'{other}'"))),
         }
     }

@@ -77,3 +77,17 @@ pub fn flag(attrs: &[(&'static str, Attr)], name: &str) -> bool {
         Some((_, Attr::Bool(true)))
     )
 }
+
+pub fn floats(attrs: &[(&'static str, Attr)], name: &str) -> Option<Vec<f64>> {
+    match attrs.iter().find(|(k, _)| *k == name) {
+        Some((_, Attr::Floats(v))) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+pub fn string<'a>(attrs: &'a [(&'static str, Attr)], name: &str) -> &'a str {
+    match attrs.iter().find(|(k, _)| *k == name) {
+        Some((_, Attr::Str(s))) => s,
+        _ => "",
+    }
+}

@@ -195,11 +195,16 @@ fn unsupported_op_names_op_and_module_path() -> Result<()> {
 /// Modules whose ops have no ONNX lowering yet are refused, never frozen into a constant.
 #[test]
 fn not_yet_modules_are_refused() -> Result<()> {
-    // ZeroPad2d's padding blocks are constants of the traced shape: refused with a dynamic batch.
+    // Circular padding is ONNX Pad's 'wrap', which opset 17 does not have; Resize has no
+    // 'area' (adaptive average pooling) mode.
     for (name, args) in [
         ("Hardtanh", vec![]),
         ("ELU", vec![]),
-        ("ZeroPad2d", vec![Value::Int(1)]),
+        ("CircularPad2d", vec![Value::Int(1)]),
+        (
+            "Upsample",
+            vec![Value::None, Value::Float(2.0), Value::Str("area".into())],
+        ),
     ] {
         let mut m = build_module(name, args, vec![])?;
         m.eval();

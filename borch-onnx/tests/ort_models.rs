@@ -1,4 +1,5 @@
-//! Export the MLP, the CNN and the CIFAR ResNet-18 (unfused and fused) traced at batch 2, check
+//! Export the MLP, the CNN, the CIFAR ResNet-18 and torchvision's resnet18 (unfused and fused)
+//! and the padding/resampling model, traced at batch 2, check
 //! the model's structure here, and write each model with inputs and borch's outputs at batch 2
 //! and 3 to `target/onnx-models/` for ONNX Runtime (`tests/onnx/ort.mjs`) and the ONNX checker
 //! (`scripts/onnx_check.py`), which `scripts/test` runs next.
@@ -96,7 +97,20 @@ fn models_export_with_module_paths_and_dynamic_batch() -> Result<()> {
                 assert!(!ops.contains(&"BatchNormalization"), "{ops:?}");
                 assert!(ops.contains(&"Conv") && ops.contains(&"Relu"), "{ops:?}");
             }
-            "pad_upsample" => assert!(ops.contains(&"Conv"), "{ops:?}"),
+            "pad_resize" => {
+                assert_eq!(ops.iter().filter(|o| **o == "Pad").count(), 4, "{ops:?}");
+                assert_eq!(ops.iter().filter(|o| **o == "Resize").count(), 7, "{ops:?}");
+                assert!(!ops.contains(&"Gather"), "{ops:?}");
+            }
+            "resnet18" => {
+                assert!(nodes.contains(&"/layer4/1/conv2/Conv"), "{nodes:?}");
+                assert!(inits.contains(&"fc.weight"), "{inits:?}");
+                assert_eq!(ops.iter().filter(|o| **o == "Conv").count(), 20, "{ops:?}");
+            }
+            "resnet18_fused" => {
+                assert!(!ops.contains(&"BatchNormalization"), "{ops:?}");
+                assert_eq!(ops.iter().filter(|o| **o == "Conv").count(), 20, "{ops:?}");
+            }
             _ => unreachable!(),
         }
         let x3 = common::input(&shape, 3)?;

@@ -19,6 +19,7 @@ pub enum Attr {
     Int(i64),
     Ints(Vec<i64>),
     Float(f64),
+    Floats(Vec<f64>),
     Bool(bool),
     Str(String),
 }

@@ -1,8 +1,10 @@
 //! torch's `F.pad` in every mode: `constant` (any number of dims, negative pads crop),
 //! `reflect`, `replicate` and `circular` (the last 1, 2 or 3 dims of a batched or unbatched
 //! input). Each padded dim is one gather (`index_select` with host-computed source indices) or,
-//! for `constant`, one `cat` with filled blocks, so the gradient comes from those ops.
+//! for `constant`, one `cat` with filled blocks, so the gradient comes from those ops. An
+//! exporter sees one `pad` op (`op_trace::Span`) with torch's mode, pads and value.
 
+use borch_tensor::op_trace::{Attr, Span, ints};
 use borch_tensor::{BorchError, HostData, Result, Tensor, cat, full};
 
 /// torch's padding modes.
@@ -57,6 +59,17 @@ pub(crate) fn index_tensor(idx: &[i64]) -> Result<Tensor> {
 /// torch's `F.pad(input, pad, mode='constant', value=None)`: `pad` holds (left, right) pairs from
 /// the last dim backwards.
 pub fn pad(input: &Tensor, pad: &[isize], mode: &str, value: Option<f64>) -> Result<Tensor> {
+    let span = Span::begin();
+    let out = padded(input, pad, mode, value);
+    let attrs = vec![
+        ("mode", Attr::Str(mode.to_string())),
+        ("pads", ints(pad)),
+        ("value", Attr::Float(value.unwrap_or(0.0))),
+    ];
+    span.finish("pad", &[Some(input)], attrs, out)
+}
+
+fn padded(input: &Tensor, pad: &[isize], mode: &str, value: Option<f64>) -> Result<Tensor> {
     let mode: PadMode = mode.parse()?;
     let dim = input.dim();
     if !pad.len().is_multiple_of(2) {

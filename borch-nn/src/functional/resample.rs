@@ -6,6 +6,7 @@
 //! `[out, in]` matrix of torch's taps and weights (source indices computed as torch's CPU
 //! kernels compute them, in float32); gradients come from those ops.
 
+use borch_tensor::op_trace::{Attr, Span, ints};
 use borch_tensor::{BorchError, Result, Tensor};
 
 use super::normalization_batch::along;
@@ -78,6 +79,7 @@ pub fn interpolate(
     recompute_scale_factor: Option<bool>,
     antialias: bool,
 ) -> Result<Tensor> {
+    let span = Span::begin();
     let linear_like = matches!(mode, "linear" | "bilinear" | "bicubic" | "trilinear");
     let align = if linear_like {
         align_corners.unwrap_or(false)
@@ -199,7 +201,17 @@ pub fn interpolate(
             _ => along(&x, d, &linear_matrix(n, o, scale, align), o)?,
         };
     }
-    Ok(x)
+    // Exporters see one op: the mode, the output's spatial sizes and, where torch computes
+    // coordinates from the given scale factors, those.
+    let mut attrs = vec![
+        ("mode", Attr::Str(mode.to_string())),
+        ("align_corners", Attr::Bool(align)),
+        ("sizes", ints(&out_size)),
+    ];
+    if let Some(s) = scales {
+        attrs.push(("scales", Attr::Floats(s)));
+    }
+    span.finish("interpolate", &[Some(input)], attrs, Ok(x))
 }
 
 /// torch's `compute_scales_value<float>`: `1 / scale` when given, else `in / out`.

@@ -1,5 +1,6 @@
 //! The models the ONNX tests export: an MLP, a CNN (unfused and fused) and the CIFAR ResNet-18
-//! at a reduced width (unfused and fused), in eval mode with running statistics that moved.
+//! at a reduced width and torchvision's resnet18 (each unfused and fused), and padding and
+//! resampling, in eval mode with running statistics that moved.
 
 #![allow(dead_code)]
 
@@ -60,16 +61,47 @@ pub fn cnn() -> Result<Box<dyn Module>> {
     ]))
 }
 
-/// Padding (reflect, and zeros through `cat`) and resampling, composed of primitives in borch
-/// (no Pad/Resize node yet).
-pub fn pad_upsample() -> Result<Box<dyn Module>> {
+/// Every exportable padding mode (ONNX Pad) and interpolation mode (ONNX Resize), from sizes
+/// and from scale factors, with and without align_corners.
+pub fn pad_resize() -> Result<Box<dyn Module>> {
     use borch_nn::api::modules::build_module;
     use borch_tensor::api::Value;
+    let ints = |v: &[i64]| Value::List(v.iter().map(|&i| Value::Int(i)).collect());
+    let up = |size: Value, scale: Value, mode: &str, align: Value| {
+        build_module(
+            "Upsample",
+            vec![size, scale, Value::Str(mode.into()), align],
+            vec![],
+        )
+    };
     Ok(Box::new(Sequential::new(vec![
         build_module("ReflectionPad2d", vec![Value::Int(1)], vec![])?,
-        build_module("Upsample", vec![Value::None, Value::Float(2.0)], vec![])?,
+        build_module("ReplicationPad2d", vec![ints(&[1, 0, 2, 1])], vec![])?,
+        build_module("ZeroPad2d", vec![Value::Int(1)], vec![])?,
+        build_module(
+            "ConstantPad2d",
+            vec![ints(&[1, 2, 0, 1]), Value::Float(0.5)],
+            vec![],
+        )?,
+        up(Value::None, Value::Float(2.0), "nearest", Value::None)?,
         Box::new(Conv2d::new(2, 3, &[3])?),
+        up(ints(&[9, 11]), Value::None, "bilinear", Value::None)?,
+        up(Value::None, Value::Float(1.5), "bicubic", Value::Bool(true))?,
+        up(ints(&[7, 20]), Value::None, "nearest-exact", Value::None)?,
+        up(
+            Value::None,
+            Value::Float(2.0),
+            "bilinear",
+            Value::Bool(false),
+        )?,
+        up(ints(&[10, 30]), Value::None, "bicubic", Value::None)?,
+        up(ints(&[13, 17]), Value::None, "nearest", Value::None)?,
     ])))
+}
+
+/// torchvision's resnet18 at full width (1000 classes).
+pub fn resnet18_full() -> Result<Box<dyn Module>> {
+    Ok(Box::new(borch_vision::models::resnet18()?))
 }
 
 pub fn resnet() -> Result<Box<dyn Module>> {
@@ -106,9 +138,11 @@ pub fn cases() -> Vec<(&'static str, Builder, Vec<usize>, bool)> {
         ("mlp", mlp as Builder, vec![2, 16], false),
         ("cnn", cnn, vec![2, 3, 12, 12], false),
         ("cnn_fused", cnn, vec![2, 3, 12, 12], true),
-        ("pad_upsample", pad_upsample, vec![2, 2, 5, 5], false),
+        ("pad_resize", pad_resize, vec![2, 2, 5, 5], false),
         ("resnet18_cifar_w8", resnet, vec![2, 3, 16, 16], false),
         ("resnet18_cifar_w8_fused", resnet, vec![2, 3, 16, 16], true),
+        ("resnet18", resnet18_full, vec![2, 3, 64, 64], false),
+        ("resnet18_fused", resnet18_full, vec![2, 3, 64, 64], true),
     ]
 }
 
