@@ -54,8 +54,8 @@ impl JsTensor {
     /// torch's `backward(gradient=None, retain_graph=False)`.
     pub fn backward(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "Tensor | null")] gradient: Option<JsValue>,
-        #[wasm_bindgen(js_name = retainGraph, unchecked_param_type = "boolean")]
+        #[wasm_bindgen(unchecked_optional_param_type = "Tensor | null")] gradient: Option<JsValue>,
+        #[wasm_bindgen(js_name = retainGraph, unchecked_optional_param_type = "boolean")]
         retain_graph: Option<JsValue>,
     ) -> JsResult<()> {
         let args = js_sys::Array::of2(
