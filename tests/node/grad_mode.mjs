@@ -143,6 +143,28 @@ check('the scope that ended first rejects', r1.status === 'rejected' && interlea
 check('the interleaved one rejects too', r2.status === 'rejected' && interleaved.test(r2.reason?.message), r2.reason?.message ?? r2.value);
 check('the error is a BorchError RuntimeError', r1.reason instanceof torch.BorchError && r1.reason.kind === 'RuntimeError');
 check('the interleaved scopes released what they made', torch.memory().buffers === live, `${torch.memory().buffers} vs ${live}`);
+// The other order: the later scope settles first and releases what the earlier body made
+// meanwhile (nothing can tell this from nesting): a ReleasedError in the earlier body.
+let go;
+const held = new Promise((r) => {
+  go = r;
+});
+const earlier = torch.scope(async () => {
+  await held;
+  const made = torch.ones([2]).add(1);
+  await tick();
+  await tick();
+  return made.sum().item();
+});
+const later = torch.scope(async () => {
+  await tick();
+  return 2;
+});
+go();
+const [e1, e2] = await Promise.allSettled([earlier, later]);
+check('the later scope, settling first, resolves', e2.status === 'fulfilled' && e2.value === 2, e2.reason?.message);
+check("the earlier body's tensor made meanwhile is released with it", e1.status === 'rejected' && e1.reason?.kind === 'ReleasedError', e1.reason?.message ?? e1.value);
+check('and nothing leaked', torch.memory().buffers === live, `${torch.memory().buffers} vs ${live}`);
 const nested = await torch.scope(async (s) => {
   const outer = torch.ones([2]);
   const inner = await torch.scope(async (t) => {
@@ -161,5 +183,5 @@ if (failures.length > 0) {
 }
 console.log(
   `grad_mode[node]: ${passed} checks passed (noGrad/enableGrad refuse async bodies with a TypeError, the mode restored; ` +
-    'setGradEnabled lasts across await; two interleaved loops keep their own modes; interleaved scopes reject)',
+    'setGradEnabled lasts across await; two interleaved loops keep their own modes; interleaved scopes reject, or release the earlier body\'s tensors)',
 );
