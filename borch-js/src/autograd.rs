@@ -1,4 +1,11 @@
-//! Autograd on `Tensor`: `requiresGrad`, `grad`, `isLeaf`, `backward()`, and `noGrad(fn)`.
+//! Autograd on `Tensor`: `requiresGrad`, `grad`, `isLeaf`, `backward()`, and the grad modes
+//! `noGrad(fn)`, `enableGrad(fn)`, `setGradEnabled(mode)`.
+//!
+//! Grad mode is one switch per thread (as torch's is per thread), and JavaScript has no state
+//! that follows an async function across its awaits: `noGrad(async () => …)` would record again
+//! after the first `await`, and turn recording off for whatever else ran meanwhile. So the
+//! function forms take synchronous functions only and refuse async ones with a TypeError before
+//! running them (and a returned Promise after), with the mode restored (docs/js.md).
 
 use wasm_bindgen::prelude::*;
 
@@ -22,10 +29,12 @@ impl JsTensor {
         flag_argument(&flag).and_then(|flag| self.0.set_requires_grad(flag).map(|_| ()).js())
     }
 
-    /// The accumulated gradient, or `undefined` before any backward.
-    #[wasm_bindgen(getter)]
-    pub fn grad(&self) -> Option<JsTensor> {
-        self.0.grad().map(JsTensor::from)
+    /// The accumulated gradient, or `null` (torch's `None`) before any backward.
+    #[wasm_bindgen(getter, unchecked_return_type = "Tensor | null")]
+    pub fn grad(&self) -> JsValue {
+        self.0
+            .grad()
+            .map_or(JsValue::NULL, |g| JsTensor::from(g).into())
     }
 
     /// Set or clear `.grad` (Python's `p.grad = None`, what `zero_grad()` does).
@@ -45,11 +54,14 @@ impl JsTensor {
     /// torch's `backward(gradient=None, retain_graph=False)`.
     pub fn backward(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "Tensor | null")] gradient: JsValue,
-        #[wasm_bindgen(js_name = retainGraph, unchecked_param_type = "boolean")]
+        #[wasm_bindgen(unchecked_optional_param_type = "Tensor | null")] gradient: Option<JsValue>,
+        #[wasm_bindgen(js_name = retainGraph, unchecked_optional_param_type = "boolean")]
         retain_graph: Option<JsValue>,
     ) -> JsResult<()> {
-        let args = js_sys::Array::of2(&gradient, &retain_graph.unwrap_or_default());
+        let args = js_sys::Array::of2(
+            &gradient.unwrap_or_default(),
+            &retain_graph.unwrap_or_default(),
+        );
         let (gradient, retain_graph) = crate::bind::build("backward", BACKWARD, &args, |a| {
             Ok((a.opt_tensor(0)?, a.bool(1)?))
         })?;
@@ -69,16 +81,69 @@ fn flag_argument(flag: &JsValue) -> JsResult<bool> {
     })
 }
 
-/// torch's `no_grad()`: run `f` synchronously with gradient recording off, returning its result.
+/// torch's `no_grad()`: run `f` (a synchronous function) with gradient recording off, returning
+/// its result; an async `f` is refused (see the file's comment).
 #[wasm_bindgen(js_name = noGrad)]
 pub fn no_grad(#[wasm_bindgen(unchecked_param_type = "Function")] f: JsValue) -> JsResult<JsValue> {
-    crate::bind::function("noGrad", 1, &f)
-        .and_then(|f| borch_autograd::no_grad(|| f.call0(&JsValue::UNDEFINED)))
+    sync_body("noGrad", &f).and_then(|f| {
+        borch_autograd::no_grad(|| sync_result("noGrad", f.call0(&JsValue::UNDEFINED)))
+    })
+}
+
+/// torch's `enable_grad()`: run `f` (a synchronous function) with gradient recording on (inside
+/// a `noGrad` body, say), returning its result; an async `f` is refused as in `noGrad`.
+#[wasm_bindgen(js_name = enableGrad)]
+pub fn enable_grad(
+    #[wasm_bindgen(unchecked_param_type = "Function")] f: JsValue,
+) -> JsResult<JsValue> {
+    sync_body("enableGrad", &f).and_then(|f| {
+        borch_autograd::enable_grad(|| sync_result("enableGrad", f.call0(&JsValue::UNDEFINED)))
+    })
 }
 
 /// torch's `torch.set_grad_enabled(mode)` as a plain switch: sets gradient recording for the
-/// thread and returns the previous state (what `with torch.no_grad():` in Python restores).
+/// thread and returns the previous state (what `with torch.no_grad():` in Python restores). The
+/// switch stays until set again, across awaits and for every other async body too.
 #[wasm_bindgen(js_name = setGradEnabled)]
-pub fn set_grad_enabled(enabled: bool) -> bool {
-    borch_tensor::set_grad_enabled(enabled)
+pub fn set_grad_enabled(
+    #[wasm_bindgen(unchecked_param_type = "boolean")] mode: JsValue,
+) -> JsResult<bool> {
+    crate::bind::flag("set_grad_enabled", "mode: Bool", Some(mode))
+        .map(borch_tensor::set_grad_enabled)
+}
+
+/// What an async body gets instead of a grad mode that would not last: the TypeError, saying why
+/// and what to write instead.
+fn async_refused(name: &str, what: &str) -> JsValue {
+    crate::errors::type_error(format!(
+        "{name}(): argument 'fn' must be a synchronous function, not {what}: grad mode is one \
+         switch, and JavaScript keeps no state across an await, so recording would come back on \
+         after the first await (and be off for other code running meanwhile). Run the \
+         synchronous part inside and await outside: const y = {name}(() => model.call(x)); \
+         await y.item()"
+    ))
+}
+
+/// `f` as a function that is not an async function (its `Symbol.toStringTag` is
+/// `AsyncFunction` or `AsyncGeneratorFunction`), refused before it runs.
+fn sync_body(name: &str, f: &JsValue) -> JsResult<js_sys::Function> {
+    let f = crate::bind::function(name, 1, f)?;
+    let tag = js_sys::Reflect::get(&f, &js_sys::Symbol::to_string_tag())?;
+    match tag.as_string().as_deref() {
+        Some("AsyncFunction" | "AsyncGeneratorFunction") => {
+            Err(async_refused(name, "an async function"))
+        }
+        _ => Ok(f),
+    }
+}
+
+/// The body's result, or the TypeError when it is a thenable (a function that returned a
+/// Promise): the mode is restored as the error leaves the body.
+fn sync_result(name: &str, result: JsResult<JsValue>) -> JsResult<JsValue> {
+    let value = result?;
+    let thenable = value.is_object() && js_sys::Reflect::get(&value, &"then".into())?.is_function();
+    if thenable {
+        return Err(async_refused(name, "a function that returned a Promise"));
+    }
+    Ok(value)
 }

@@ -67,7 +67,7 @@ macro_rules! module_methods {
             /// torch's `train(mode=True)`, on this module and every submodule.
             pub fn train(
                 &self,
-                #[wasm_bindgen(unchecked_param_type = "boolean")] mode: Option<JsValue>,
+                #[wasm_bindgen(unchecked_optional_param_type = "boolean")] mode: Option<JsValue>,
             ) -> JsResult<()> {
                 let mode = bind::flag("train", "mode: Bool = True", mode)?;
                 self.0.with_mut(|m| m.train(mode))
@@ -88,7 +88,7 @@ macro_rules! module_methods {
             #[wasm_bindgen(js_name = zeroGrad)]
             pub fn zero_grad(
                 &self,
-                #[wasm_bindgen(js_name = setToNone, unchecked_param_type = "boolean")]
+                #[wasm_bindgen(js_name = setToNone, unchecked_optional_param_type = "boolean")]
                 set_to_none: Option<JsValue>,
             ) -> JsResult<()> {
                 let set_to_none = bind::flag("zero_grad", "set_to_none: Bool = True", set_to_none)?;
@@ -99,7 +99,7 @@ macro_rules! module_methods {
             #[wasm_bindgen(js_name = requiresGrad_)]
             pub fn requires_grad_(
                 &self,
-                #[wasm_bindgen(js_name = requiresGrad, unchecked_param_type = "boolean")]
+                #[wasm_bindgen(js_name = requiresGrad, unchecked_optional_param_type = "boolean")]
                 requires_grad: Option<JsValue>,
             ) -> JsResult<()> {
                 let flag = bind::flag("requires_grad_", "requires_grad: Bool = True", requires_grad)?;
@@ -123,7 +123,7 @@ macro_rules! module_methods {
                 &self,
                 #[wasm_bindgen(js_name = stateDict, unchecked_param_type = "Record<string, Tensor>")]
                 state_dict: JsValue,
-                #[wasm_bindgen(unchecked_param_type = "boolean")] strict: Option<JsValue>,
+                #[wasm_bindgen(unchecked_optional_param_type = "boolean")] strict: Option<JsValue>,
             ) -> JsResult<Object> {
                 let strict = bind::flag("load_state_dict", "strict: Bool = True", strict)?;
                 self.0.load_state_dict(&state_dict, strict)

@@ -48,7 +48,7 @@ impl JsOptimizer {
     #[wasm_bindgen(js_name = zeroGrad)]
     pub fn zero_grad(
         &self,
-        #[wasm_bindgen(js_name = setToNone, unchecked_param_type = "boolean")] set_to_none: Option<
+        #[wasm_bindgen(js_name = setToNone, unchecked_optional_param_type = "boolean")] set_to_none: Option<
             JsValue,
         >,
     ) -> JsResult<()> {
@@ -113,7 +113,7 @@ impl JsLRScheduler {
     /// torch's `step()`; ReduceLROnPlateau's `step(metrics)`.
     pub fn step(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "number")] metrics: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "number")] metrics: Option<JsValue>,
     ) -> JsResult<()> {
         self.0.step(&metrics.unwrap_or_default())
     }

@@ -16,6 +16,8 @@ const TENSOR_TYPES: &str = r#"
 export type DType = 'float32' | 'int64' | 'bool';
 /** One element read back: a number, or a boolean for bool tensors. */
 export type Element = number | boolean;
+/** What an element of a tensor of dtype `D` reads back as: a boolean for bool, else a number. */
+export type ElementOf<D extends DType> = D extends 'bool' ? boolean : number;
 /** Nested arrays of `T`, as torch's `tolist()` returns them (a bare `T` for a 0-d tensor). */
 export type Nested<T> = T | Nested<T>[];
 "#;
@@ -51,8 +53,9 @@ impl JsTensor {
         self.0.dtype().name().to_string()
     }
 
-    /// The elements as nested arrays (torch's `tolist()`); a bare value for a 0-d tensor.
-    #[wasm_bindgen(js_name = toArray, unchecked_return_type = "Promise<Nested<Element>>")]
+    /// The elements as nested arrays (torch's `tolist()`); a bare value for a 0-d tensor. Typed
+    /// in index.d.ts (`toArray<D>()`, generic over the dtype).
+    #[wasm_bindgen(js_name = toArray, skip_typescript)]
     pub fn to_array(&self) -> Promise {
         let t = self.0.clone();
         promise(async move {
@@ -63,8 +66,9 @@ impl JsTensor {
         })
     }
 
-    /// The one element of a one-element tensor: a number, or a boolean for bool tensors.
-    #[wasm_bindgen(unchecked_return_type = "Promise<Element>")]
+    /// The one element of a one-element tensor: a number, or a boolean for bool tensors. Typed in
+    /// index.d.ts (`item<D>()`, generic over the dtype).
+    #[wasm_bindgen(skip_typescript)]
     pub fn item(&self) -> Promise {
         let t = self.0.clone();
         promise(async move { Ok(convert::scalar(t.item().await.map_err(to_js)?)) })

@@ -136,6 +136,38 @@ export async function typed(): Promise<number> {
   // @ts-expect-error a module, not a tensor
   torch.nn.utils.fusion.fuseForEval(x);
   void [folded, fw, fb];
+  // Autograd and reads (issue 13): backward's arguments are optional, item() is a number unless
+  // the tensor is said to be bool, grad may be null, noGrad/enableGrad take synchronous bodies.
+  const w = torch.ones([2], { requiresGrad: true });
+  const l = w.mul(2).sum();
+  l.backward();
+  l.backward(null, true);
+  l.backward(torch.ones([]), false);
+  // @ts-expect-error retainGraph is a boolean
+  l.backward(null, 'yes');
+  const lossValue: number = await l.item();
+  const flagValue: boolean = await w.gt(0).all().item<'bool'>();
+  const asInt: number = await torch.tensor([3], { dtype: 'int64' }).item<'int64'>();
+  // @ts-expect-error a float tensor's item is a number, not a boolean
+  const notFlag: boolean = await l.item();
+  const listed: torch.Nested<number> = await w.toArray();
+  const flags: torch.Nested<boolean> = await w.gt(0).toArray<'bool'>();
+  const elementOf: torch.ElementOf<'bool'> = true;
+  const maybeGrad: torch.Tensor | null = w.grad;
+  // @ts-expect-error grad may be null: check first
+  w.grad.shape;
+  const gradShape: number[] = w.grad !== null ? w.grad.shape : [];
+  const frozen: torch.Tensor = torch.noGrad(() => w.mul(2));
+  const thawed: torch.Tensor = torch.noGrad(() => torch.enableGrad(() => w.mul(2)));
+  const nothing: void = torch.noGrad(() => {
+    w.mul(2);
+  });
+  // @ts-expect-error an async body is refused (grad mode cannot follow it across await)
+  torch.noGrad(async () => w.mul(2));
+  // @ts-expect-error nor a function returning a Promise
+  torch.enableGrad(() => w.mul(2).item());
+  const previous: boolean = torch.setGradEnabled(false);
+  void [lossValue, flagValue, asInt, notFlag, listed, flags, elementOf, maybeGrad, gradShape, frozen, thawed, nothing, previous];
   void fastOut;
   void summed;
   return dim0 + shape.length + used.length + layers + replays;

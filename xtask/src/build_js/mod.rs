@@ -1,8 +1,8 @@
 //! `cargo xtask build-js`: builds `borch-js` for wasm32 in release, runs `wasm-bindgen --target
 //! web` (installing wasm-bindgen-cli at the exact version of the `wasm-bindgen` crate in
 //! Cargo.lock when it is missing, and saying so), writes the npm package folder
-//! `<target>/borch-ts/` (wasm-bindgen's output, `package.json`, `index.js`, `index.d.ts`) and packs
-//! it into `<target>/borch-ts-<version>.tgz` with `npm pack`.
+//! `<target>/borch-ts/` (wasm-bindgen's output, `package.json`, `index.js`, `index.d.ts`, the npm
+//! `README.md` and `LICENSE`) and packs it into `<target>/borch-ts-<version>.tgz` with `npm pack`.
 
 mod tools;
 pub mod wrapper;
@@ -94,32 +94,158 @@ pub fn target_dir(root: &Path) -> PathBuf {
     }
 }
 
+/// The package's `package.json`, written in the conventional order (npm's own fields first,
+/// `types` before `default` in `exports`: a resolver takes the first condition that matches),
+/// which `serde_json`'s sorted maps would not keep. Checked by publint and attw in CI
+/// (tests/package/).
+fn package_json() -> String {
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    let s = |v: &str| serde_json::Value::from(v).to_string();
+    let files = [
+        "index.js",
+        "index.d.ts",
+        "signatures.json",
+        &format!("{OUT_NAME}.js"),
+        &format!("{OUT_NAME}.d.ts"),
+        &format!("{OUT_NAME}_bg.wasm"),
+        &format!("{OUT_NAME}_bg.wasm.d.ts"),
+        "snippets/",
+        "README.md",
+        "LICENSE",
+    ]
+    .map(|f| format!("\n    {}", s(f)))
+    .join(",");
+    let keywords = KEYWORDS.map(|k| format!("\n    {}", s(k))).join(",");
+    format!(
+        r#"{{
+  "name": {name},
+  "version": {version},
+  "description": {description},
+  "keywords": [{keywords}
+  ],
+  "homepage": {homepage},
+  "repository": {{
+    "type": "git",
+    "url": {url},
+    "directory": "borch-js"
+  }},
+  "license": {license},
+  "type": "module",
+  "sideEffects": false,
+  "exports": {{
+    ".": {{
+      "types": "./index.d.ts",
+      "default": "./index.js"
+    }},
+    "./package.json": "./package.json"
+  }},
+  "main": "./index.js",
+  "types": "./index.d.ts",
+  "files": [{files}
+  ],
+  "engines": {{
+    "node": ">=20"
+  }}
+}}
+"#,
+        name = s(PACKAGE),
+        version = s(version()),
+        description = s(DESCRIPTION),
+        homepage = s(repository),
+        url = s(&format!("git+{repository}.git")),
+        license = s(env!("CARGO_PKG_LICENSE")),
+    )
+}
+
+const DESCRIPTION: &str =
+    "borch: a PyTorch-shaped deep-learning library on WebGPU, from Rust through wasm";
+const KEYWORDS: [&str; 10] = [
+    "pytorch",
+    "torch",
+    "webgpu",
+    "wasm",
+    "deep-learning",
+    "machine-learning",
+    "neural-network",
+    "autograd",
+    "tensor",
+    "gpu",
+];
+
+/// `package.json`, the npm README (borch-js/README.md) and `LICENSE` (both licenses of
+/// `MIT OR Apache-2.0`, from the repository's LICENSE-MIT and LICENSE-APACHE).
 fn write_package_json(pkg: &Path) -> Result<(), String> {
-    let json = serde_json::json!({
-        "name": PACKAGE,
-        "version": version(),
-        "description": "borch: a PyTorch-shaped deep-learning library on WebGPU, from Rust through wasm",
-        "license": env!("CARGO_PKG_LICENSE"),
-        "type": "module",
-        "main": "./index.js",
-        "types": "./index.d.ts",
-        "exports": {
-            ".": { "types": "./index.d.ts", "default": "./index.js" },
-            "./package.json": "./package.json"
-        },
-        "sideEffects": false,
-        "files": [
-            "index.js",
-            "index.d.ts",
-            "signatures.json",
-            format!("{OUT_NAME}.js"),
-            format!("{OUT_NAME}.d.ts"),
-            format!("{OUT_NAME}_bg.wasm"),
-            format!("{OUT_NAME}_bg.wasm.d.ts"),
-            "snippets/"
-        ]
-    });
-    let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())? + "\n";
-    let path = pkg.join("package.json");
-    fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    let root = workspace_root();
+    let read = |rel: &str| {
+        let path = root.join(rel);
+        fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let license = format!(
+        "borch-ts is licensed under either of the MIT license or the Apache License, Version \
+         2.0, at your option (SPDX: {}). Both texts follow.\n\n{}\n\n{}",
+        env!("CARGO_PKG_LICENSE"),
+        read("LICENSE-MIT")?,
+        read("LICENSE-APACHE")?
+    );
+    for (name, text) in [
+        ("package.json", package_json()),
+        (
+            "README.md",
+            read("borch-js/README.md")?.replace("{quickstart}", &quick_start(&read("README.md")?)?),
+        ),
+        ("LICENSE", license),
+    ] {
+        let path = pkg.join(name);
+        fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The JavaScript quick start of the repository's README (the first ```js block under "##
+/// JavaScript"), fences included: the npm README shows the same program.
+fn quick_start(readme: &str) -> Result<String, String> {
+    let section = readme
+        .find("\n## JavaScript")
+        .map(|at| &readme[at..])
+        .ok_or("README.md has no \"## JavaScript\" section")?;
+    let start = section
+        .find("\n```js\n")
+        .ok_or("README.md's JavaScript section has no ```js block")?
+        + 1;
+    let end = section[start + 6..]
+        .find("\n```\n")
+        .map(|e| start + 6 + e + 4)
+        .ok_or("README.md's quick start block is not closed")?;
+    Ok(section[start..end].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_npm_readme_gets_the_readme_quick_start() {
+        let readme = "# x\n\n```js\nno\n```\n\n## JavaScript: borch-ts\n\ntext\n\n```js\nconst a = 1;\n```\n\nmore\n";
+        assert_eq!(
+            super::quick_start(readme).unwrap(),
+            "```js\nconst a = 1;\n```"
+        );
+    }
+
+    #[test]
+    fn package_json_is_json_in_the_conventional_order() {
+        let text = super::package_json();
+        let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(json["exports"]["."]["types"], "./index.d.ts");
+        let types = text.find("\"types\": \"./index.d.ts\",\n      \"default\"");
+        assert!(types.is_some(), "types before default:\n{text}");
+        for key in [
+            "repository",
+            "homepage",
+            "keywords",
+            "engines",
+            "sideEffects",
+            "license",
+        ] {
+            assert!(!json[key].is_null(), "{key} missing:\n{text}");
+        }
+    }
 }
