@@ -23,6 +23,7 @@ mod padding;
 mod pooling;
 mod pooling_more;
 pub(crate) mod recurrent;
+pub(crate) mod recurrent_packed;
 pub(crate) mod recurrent_seq;
 mod resample;
 mod reshape;

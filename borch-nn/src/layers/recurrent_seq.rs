@@ -57,7 +57,16 @@ impl RnnMode {
         }
     }
 
-    fn class(self) -> &'static str {
+    pub(super) fn gate_kind(self) -> GateKind {
+        match self {
+            RnnMode::Tanh => GateKind::Tanh,
+            RnnMode::Relu => GateKind::Relu,
+            RnnMode::Gru => GateKind::Gru,
+            RnnMode::Lstm => GateKind::Lstm,
+        }
+    }
+
+    pub(super) fn class(self) -> &'static str {
         match self {
             RnnMode::Tanh | RnnMode::Relu => "RNN",
             RnnMode::Gru => "GRU",
@@ -91,23 +100,23 @@ impl Default for RnnOptions {
 }
 
 /// One layer and direction's parameters (torch's `weight_ih_l{k}{suffix}`, …).
-struct Weights {
+pub(super) struct Weights {
     suffix: String,
-    w_ih: Tensor,
-    w_hh: Tensor,
-    b_ih: Option<Tensor>,
-    b_hh: Option<Tensor>,
-    w_hr: Option<Tensor>,
+    pub(super) w_ih: Tensor,
+    pub(super) w_hh: Tensor,
+    pub(super) b_ih: Option<Tensor>,
+    pub(super) b_hh: Option<Tensor>,
+    pub(super) w_hr: Option<Tensor>,
 }
 
 /// torch's `nn.RNN`, `nn.LSTM` and `nn.GRU` (`RNNBase`).
 pub struct RNNBase {
-    mode: RnnMode,
-    input_size: usize,
-    hidden_size: usize,
-    options: RnnOptions,
-    weights: Vec<Weights>,
-    training: bool,
+    pub(super) mode: RnnMode,
+    pub(super) input_size: usize,
+    pub(super) hidden_size: usize,
+    pub(super) options: RnnOptions,
+    pub(super) weights: Vec<Weights>,
+    pub(super) training: bool,
 }
 
 /// torch's `nn.RNN(input_size, hidden_size, num_layers=1, nonlinearity='tanh', …)`.
@@ -219,11 +228,11 @@ impl RNNBase {
         out
     }
 
-    fn directions(&self) -> usize {
+    pub(super) fn directions(&self) -> usize {
         if self.options.bidirectional { 2 } else { 1 }
     }
 
-    fn real_hidden(&self) -> usize {
+    pub(super) fn real_hidden(&self) -> usize {
         match self.options.proj_size {
             0 => self.hidden_size,
             p => p,
@@ -404,12 +413,7 @@ impl RNNBase {
             w.b_ih.as_ref(),
         )?
         .reshape(&[steps as isize, n as isize, gw])?;
-        let kind = match self.mode {
-            RnnMode::Tanh => GateKind::Tanh,
-            RnnMode::Relu => GateKind::Relu,
-            RnnMode::Gru => GateKind::Gru,
-            RnnMode::Lstm => GateKind::Lstm,
-        };
+        let kind = self.mode.gate_kind();
         if w.w_hr.is_none() && rnn_layer_fusable(&gi_all, &init[0]) {
             let lstm = kind == GateKind::Lstm;
             let y = rnn_layer_fused(

@@ -1,6 +1,5 @@
 //! `torch.nn.utils.rnn.pad_sequence`, composed of recorded ops (`full`, `cat`, `stack`), so
-//! autograd gives each sequence its gradient. PackedSequence and `pack_padded_sequence` /
-//! `pad_packed_sequence` / `pack_sequence` are not yet (docs/nn.md).
+//! autograd gives each sequence its gradient.
 
 use borch_tensor::{BorchError, Result, Tensor, cat, full, stack};
 
