@@ -3,97 +3,18 @@
 //! after, collated batches and ConcatDataset lookups. Everything must match exactly.
 
 use std::rc::Rc;
-use std::sync::Mutex;
 
 use borch_data::*;
-use borch_tensor::{BorchError, DType, ErrorKind, Generator, HostData, Tensor};
+use borch_tensor::{Generator, Tensor};
 use serde_json::Value;
 
-/// The global generator is shared: cases run one at a time.
-static GLOBAL: Mutex<()> = Mutex::new(());
+mod fixtures;
 
-fn cases(kinds: &[&str]) -> Vec<Value> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/cases.json");
-    let text = std::fs::read_to_string(path).expect("tests/data/cases.json");
-    let all: Value = serde_json::from_str(&text).expect("valid JSON");
-    let filter = std::env::var("DATA_FILTER").unwrap_or_default();
-    all["cases"]
-        .as_array()
-        .expect("cases")
-        .iter()
-        .filter(|c| kinds.contains(&c["kind"].as_str().unwrap_or("")))
-        .filter(|c| c["name"].as_str().unwrap_or("").contains(&filter))
-        .cloned()
-        .collect()
-}
-
-/// The case's generator: `None` after seeding the global one, or a fresh seeded one.
-fn generator(case: &Value) -> Option<Generator> {
-    let seed = case["seed"].as_u64().expect("seed");
-    if case["gen"] == "global" {
-        borch_tensor::manual_seed(seed);
-        None
-    } else {
-        Some(Generator::with_seed(seed))
-    }
-}
-
-fn after(g: Option<&Generator>) -> Value {
-    let v = borch_tensor::random::draws::randint(0, 1 << 30, 2, g).expect("randint");
-    serde_json::json!(v)
-}
-
-fn usize_list(v: &Value) -> Vec<usize> {
-    v.as_array()
-        .expect("list")
-        .iter()
-        .map(|x| x.as_u64().expect("index") as usize)
-        .collect()
-}
-
-fn error_json(e: &BorchError) -> Value {
-    let class = match e.kind() {
-        ErrorKind::Runtime => "RuntimeError",
-        ErrorKind::Value => "ValueError",
-        ErrorKind::Type => "TypeError",
-        ErrorKind::Index => "IndexError",
-        ErrorKind::Key => "KeyError",
-        ErrorKind::NotImplemented => "NotImplementedError",
-        _ => "Error",
-    };
-    serde_json::json!({"error": [class, e.to_string()]})
-}
-
-/// torch's exception and borch's agree: the same class, and one message contains the other.
-fn same_error(got: &Value, want: &Value) -> bool {
-    let (g, w) = (&got["error"], &want["error"]);
-    let class = |c: &Value| {
-        if c == "AssertionError" {
-            Value::from("ValueError")
-        } else {
-            c.clone()
-        }
-    };
-    let (gm, wm) = (g[1].as_str().unwrap_or(""), w[1].as_str().unwrap_or(""));
-    class(&g[0]) == class(&w[0]) && (gm.contains(wm) || wm.contains(gm))
-}
-
-fn json_of<T: serde::Serialize>(r: borch_tensor::Result<T>) -> Value {
-    match r {
-        Ok(v) => serde_json::to_value(v).expect("json"),
-        Err(e) => error_json(&e),
-    }
-}
+use fixtures::construct::construct;
+use fixtures::*;
 
 fn one_pass<T: serde::Serialize>(s: &dyn Sampler<T>) -> Value {
     json_of(s.iter().collect::<borch_tensor::Result<Vec<T>>>())
-}
-
-fn agree(got: &Value, want: &Value) -> bool {
-    if want.get("error").is_some() {
-        return got.get("error").is_some() && same_error(got, want);
-    }
-    got == want
 }
 
 fn check_sampler<T: serde::Serialize>(
@@ -201,29 +122,6 @@ fn sampler_case(case: &Value) -> Result<(), String> {
     }
 }
 
-fn run(kinds: &[&str], f: fn(&Value) -> Result<(), String>) {
-    let _lock = GLOBAL.lock().unwrap_or_else(|e| e.into_inner());
-    let cases = cases(kinds);
-    let mut failures = Vec::new();
-    for case in &cases {
-        if let Err(e) = f(case) {
-            failures.push(format!("{}: {e}", case["name"].as_str().unwrap_or("?")));
-        }
-    }
-    println!(
-        "data fixtures [{}]: {} agreeing / {} cases",
-        kinds.join(", "),
-        cases.len() - failures.len(),
-        cases.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} disagree:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
-
 #[test]
 fn sampler_orders_match_torch() {
     run(
@@ -236,101 +134,6 @@ fn sampler_orders_match_torch() {
         ],
         sampler_case,
     );
-}
-
-// ---- samples and batches (these touch the GPU) ----
-
-fn decode(v: &Value) -> Sample {
-    if let Some(flat) = v.get("t") {
-        let shape = usize_list(&v["shape"]);
-        let flat = flat.as_array().expect("values");
-        let data = match v["dtype"].as_str().unwrap_or("") {
-            "int64" => HostData::I64(flat.iter().map(|x| x.as_i64().expect("int")).collect()),
-            "bool" => HostData::Bool(flat.iter().map(|x| x.as_bool().expect("bool")).collect()),
-            _ => HostData::F32(
-                flat.iter()
-                    .map(|x| x.as_f64().expect("float") as f32)
-                    .collect(),
-            ),
-        };
-        return Sample::Tensor(Tensor::from_host(&data, &shape).expect("tensor"));
-    }
-    if let Some(b) = v.get("b") {
-        return Sample::Bool(b.as_bool().expect("bool"));
-    }
-    if let Some(i) = v.get("i") {
-        return Sample::Int(i.as_i64().expect("int"));
-    }
-    if let Some(f) = v.get("f") {
-        return Sample::Float(f.as_f64().expect("float"));
-    }
-    if let Some(s) = v.get("s") {
-        return Sample::Str(s.as_str().expect("str").to_string());
-    }
-    let list = |k: &str| v[k].as_array().expect("items").iter().map(decode).collect();
-    if v.get("tuple").is_some() {
-        return Sample::Tuple(list("tuple"));
-    }
-    if v.get("list").is_some() {
-        return Sample::List(list("list"));
-    }
-    Sample::Dict(
-        v["dict"]
-            .as_array()
-            .expect("dict")
-            .iter()
-            .map(|kv| (kv[0].as_str().expect("key").to_string(), decode(&kv[1])))
-            .collect(),
-    )
-}
-
-/// A sample in the fixture encoding; torch's float64 is borch's float32 (documented).
-fn encode(s: &Sample) -> Value {
-    use serde_json::json;
-    match s {
-        Sample::Tensor(t) => {
-            let host = t.to_host_blocking().expect("read back");
-            let (values, dtype) = match (&host, t.dtype()) {
-                (HostData::I64(v), _) => (json!(v), "int64"),
-                (HostData::Bool(v), _) => (json!(v), "bool"),
-                (HostData::F32(v), DType::Float32) => (
-                    json!(v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>()),
-                    "float32",
-                ),
-                _ => (json!(null), "?"),
-            };
-            json!({"t": values, "shape": t.shape(), "dtype": dtype})
-        }
-        Sample::Int(i) => json!({"i": i}),
-        Sample::Float(f) => json!({"f": f}),
-        Sample::Bool(b) => json!({"b": b}),
-        Sample::Str(v) => json!({"s": v}),
-        Sample::Tuple(v) => json!({"tuple": v.iter().map(encode).collect::<Vec<_>>()}),
-        Sample::List(v) => json!({"list": v.iter().map(encode).collect::<Vec<_>>()}),
-        Sample::Dict(v) => {
-            json!({"dict": v.iter().map(|(k, x)| json!([k, encode(x)])).collect::<Vec<_>>()})
-        }
-    }
-}
-
-/// torch's expected value with float64 read as borch's float32.
-fn as_borch(want: &Value) -> Value {
-    match want {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| {
-                    let v = if k == "dtype" && v == "float64" {
-                        Value::from("float32")
-                    } else {
-                        as_borch(v)
-                    };
-                    (k.clone(), v)
-                })
-                .collect(),
-        ),
-        Value::Array(v) => Value::Array(v.iter().map(as_borch).collect()),
-        other => other.clone(),
-    }
 }
 
 fn pass_json(loader: &DataLoader) -> Value {
@@ -440,6 +243,29 @@ fn batch_case(case: &Value) -> Result<(), String> {
             }
             Ok(())
         }
+        "interleaved" => {
+            let g = generator(case);
+            let loader = loader_for(case, g.clone(), false)?;
+            let it = loader.iter().map_err(|e| e.to_string())?;
+            let between = after(None);
+            if between != case["between"] {
+                return Err(format!(
+                    "draw after iter(): borch {between}, torch {}",
+                    case["between"]
+                ));
+            }
+            let got = it
+                .map(|b| b.map(|b| encode(&b)))
+                .collect::<borch_tensor::Result<Vec<_>>>()
+                .map_err(|e| e.to_string())?;
+            if Value::Array(got.clone()) != as_borch(&case["batches"]) {
+                return Err(format!("borch {got:?}\n  torch {}", case["batches"]));
+            }
+            if after(g.as_ref()) != case["after"] {
+                return Err("generator after differs".into());
+            }
+            Ok(())
+        }
         "construct" => {
             let got = construct(case["what"].as_str().expect("what"));
             if !agree(&got, &case["expected"]) {
@@ -496,111 +322,17 @@ fn batch_case(case: &Value) -> Result<(), String> {
     }
 }
 
-/// The constructor (or lookup) a `construct` case names, as JSON: "ok", a sample, or the error.
-fn construct(what: &str) -> Value {
-    let zeros = |shape: &[usize]| borch_tensor::zeros(shape, DType::Float32).expect("zeros");
-    let ds: Rc<dyn Dataset> = Rc::new(TensorDataset::new(vec![zeros(&[4, 2])]).expect("ds"));
-    let seq = || Rc::new(SequentialSampler::new(4)) as Rc<dyn Sampler>;
-    let batches = || {
-        Rc::new(BatchSampler::new(seq(), 2, false).expect("batches")) as Rc<dyn Sampler<Vec<usize>>>
-    };
-    let loader =
-        |source: Source, options: DataLoaderOptions| DataLoader::new(source, options).map(|_| "ok");
-    let map = || Source::Map(ds.clone());
-    let numbers = || Source::Iterable(Rc::new(Unsized));
-    let ok = |r: borch_tensor::Result<&str>| json_of(r);
-    let sample = |r: borch_tensor::Result<Sample>| match r {
-        Ok(s) => encode(&s),
-        Err(e) => error_json(&e),
-    };
-    let o = DataLoaderOptions::default;
-    match what {
-        "dataloader_sampler_and_shuffle" => ok(loader(
-            map(),
-            DataLoaderOptions {
-                sampler: Some(seq()),
-                shuffle: Some(true),
-                ..o()
-            },
-        )),
-        "dataloader_batch_sampler_and_batch_size" => ok(loader(
-            map(),
-            DataLoaderOptions {
-                batch_sampler: Some(batches()),
-                batch_size: Some(2),
-                ..o()
-            },
-        )),
-        "dataloader_batch_sampler_and_drop_last" => ok(loader(
-            map(),
-            DataLoaderOptions {
-                batch_sampler: Some(batches()),
-                drop_last: true,
-                ..o()
-            },
-        )),
-        "dataloader_no_batch_and_drop_last" => ok(loader(
-            map(),
-            DataLoaderOptions {
-                batch_size: None,
-                drop_last: true,
-                ..o()
-            },
-        )),
-        "dataloader_batch_size_0" => ok(loader(
-            map(),
-            DataLoaderOptions {
-                batch_size: Some(0),
-                ..o()
-            },
-        )),
-        "iterable_shuffle" => ok(loader(
-            numbers(),
-            DataLoaderOptions {
-                shuffle: Some(true),
-                ..o()
-            },
-        )),
-        "iterable_sampler" => ok(loader(
-            numbers(),
-            DataLoaderOptions {
-                sampler: Some(seq()),
-                ..o()
-            },
-        )),
-        "iterable_len" => json_of(DataLoader::new(numbers(), o()).and_then(|l| l.len())),
-        "batch_sampler_0" => ok(BatchSampler::new(seq(), 0, false).map(|_| "ok")),
-        "random_sampler_num_samples_0" => {
-            ok(RandomSampler::new(4, false, Some(0), None).map(|_| "ok"))
-        }
-        "random_sampler_empty" => ok(RandomSampler::new(0, false, None, None).map(|_| "ok")),
-        "weighted_num_samples_0" => {
-            ok(WeightedRandomSampler::new(vec![1.0], 0, true, None).map(|_| "ok"))
-        }
-        "tensor_dataset_mismatch" => {
-            ok(TensorDataset::new(vec![zeros(&[2]), zeros(&[3])]).map(|_| "ok"))
-        }
-        "concat_empty" => ok(ConcatDataset::new(vec![]).map(|_| "ok")),
-        "subset_out_of_range" => sample(Subset::new(ds.clone(), vec![0, 1]).get(2)),
-        "tensor_dataset_out_of_range" => sample(ds.get(4)),
-        "tensor_dataset_negative" => sample(ds.get(-1)),
-        other => serde_json::json!({"error": ["unknown", other]}),
-    }
-}
-
-/// An iterable dataset without a length.
-struct Unsized;
-
-impl IterableDataset for Unsized {
-    fn iter(&self) -> borch_tensor::Result<SampleIter> {
-        Ok(Box::new((0..3).map(|i| Ok(Sample::Int(i)))))
-    }
-}
-
 #[test]
 fn batches_match_torch() {
     run(
-        &["dataloader", "iterable", "collate", "concat", "construct"],
+        &[
+            "dataloader",
+            "iterable",
+            "interleaved",
+            "collate",
+            "concat",
+            "construct",
+        ],
         batch_case,
     );
 }

@@ -229,6 +229,23 @@ def loaders():
             len=len(loader), passes=[[encode(b) for b in loader] for _ in range(2)], after=after(g))
 
 
+def interleaved():
+    """Draws between iter() and the first next(): torch draws the DataLoader's base seed at
+    iter(), a RandomSampler's seed and permutation only at the first next()."""
+    for seed in (0, 3):
+        for shuffle, bs in ((True, 4), (True, None), (False, 3)):
+            torch.manual_seed(seed)
+            x = torch.arange(21, dtype=torch.float32).reshape(7, 3)
+            y = torch.arange(7) * 10
+            loader = data.DataLoader(data.TensorDataset(x, y), batch_size=bs, shuffle=shuffle)
+            it = iter(loader)
+            between = torch.randint(0, 2**30, (2,)).tolist()
+            batches = [encode(b) for b in it]
+            add(f"interleaved/loader_s{int(shuffle)}_b{bs}_{seed}", "interleaved", n=7,
+                options={"batch_size": bs, "shuffle": shuffle}, gen="global", seed=seed,
+                between=between, batches=batches, after=after(None))
+
+
 def iterables():
     class Numbers(data.IterableDataset):
         def __init__(self, n, sized):
@@ -345,6 +362,7 @@ def main():
     splits()
     loaders()
     iterables()
+    interleaved()
     collates()
     concats()
     construct_errors()
