@@ -210,6 +210,86 @@ fn loader_for(case: &Value, g: Option<Generator>, per_sample: bool) -> Result<Da
     DataLoader::new(source, options).map_err(|e| e.to_string())
 }
 
+/// Every pass of `loader` against the case's, then the generator's next draws.
+fn check_passes(case: &Value, loader: &DataLoader, g: Option<&Generator>) -> Result<(), String> {
+    for (i, want) in case["passes"]
+        .as_array()
+        .expect("passes")
+        .iter()
+        .enumerate()
+    {
+        let got = pass_json(loader);
+        if got != as_borch(want) {
+            return Err(format!("pass {i}: borch {got}\n  torch {want}"));
+        }
+    }
+    let got = after(g);
+    if got != case["after"] {
+        return Err(format!(
+            "generator after: borch {got}, torch {}",
+            case["after"]
+        ));
+    }
+    Ok(())
+}
+
+/// `random_split(TensorDataset(x, y), [0.7, 0.3])`, a shuffled loader over the first part and a
+/// sequential one over the second.
+fn composed_split(case: &Value) -> Result<(), String> {
+    let g = generator(case);
+    let x = Tensor::from_slice(&(0..30).map(|v| v as f32).collect::<Vec<_>>(), &[10, 3])
+        .map_err(|e| e.to_string())?;
+    let y = Tensor::from_slice(&(0..10).map(|v| v * 10).collect::<Vec<i64>>(), &[10])
+        .map_err(|e| e.to_string())?;
+    let ds: Rc<dyn Dataset> = Rc::new(TensorDataset::new(vec![x, y]).map_err(|e| e.to_string())?);
+    let parts = random_split(ds, &[0.7, 0.3], g.as_ref()).map_err(|e| e.to_string())?;
+    let splits = serde_json::json!([parts[0].indices(), parts[1].indices()]);
+    if splits != case["splits"] {
+        return Err(format!("splits: borch {splits}, torch {}", case["splits"]));
+    }
+    let train = DataLoader::new(
+        Rc::new(parts[0].clone()),
+        DataLoaderOptions {
+            batch_size: Some(3),
+            shuffle: Some(true),
+            generator: g.clone(),
+            ..Default::default()
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    for (i, want) in case["passes"]
+        .as_array()
+        .expect("passes")
+        .iter()
+        .enumerate()
+    {
+        let got = pass_json(&train);
+        if got != as_borch(want) {
+            return Err(format!("pass {i}: borch {got}\n  torch {want}"));
+        }
+    }
+    let test = DataLoader::new(
+        Rc::new(parts[1].clone()),
+        DataLoaderOptions {
+            batch_size: Some(2),
+            ..Default::default()
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let got = pass_json(&test);
+    if got != as_borch(&case["test"]) {
+        return Err(format!("test part: borch {got}\n  torch {}", case["test"]));
+    }
+    let got = after(g.as_ref());
+    if got != case["after"] {
+        return Err(format!(
+            "generator after: borch {got}, torch {}",
+            case["after"]
+        ));
+    }
+    Ok(())
+}
+
 fn batch_case(case: &Value) -> Result<(), String> {
     match case["kind"].as_str().unwrap_or("") {
         "dataloader" | "iterable" => {
@@ -265,6 +345,26 @@ fn batch_case(case: &Value) -> Result<(), String> {
                 return Err("generator after differs".into());
             }
             Ok(())
+        }
+        "composed" => composed_split(case),
+        "composed_concat" => {
+            let g = generator(case);
+            let part = |rows: usize, base: usize| -> Rc<dyn Dataset> {
+                let x: Vec<f32> = (0..rows * 2).map(|v| (v + base) as f32).collect();
+                let y: Vec<i64> = (0..rows).map(|v| (v + base) as i64).collect();
+                let x = Tensor::from_slice(&x, &[rows, 2]).expect("x");
+                let y = Tensor::from_slice(&y, &[rows]).expect("y");
+                Rc::new(TensorDataset::new(vec![x, y]).expect("dataset"))
+            };
+            let cat =
+                ConcatDataset::new(vec![part(3, 0), part(2, 100)]).map_err(|e| e.to_string())?;
+            let options = DataLoaderOptions {
+                batch_size: Some(2),
+                shuffle: Some(true),
+                ..Default::default()
+            };
+            let loader = DataLoader::new(Rc::new(cat), options).map_err(|e| e.to_string())?;
+            check_passes(case, &loader, g.as_ref())
         }
         "construct" => {
             let got = construct(case["what"].as_str().expect("what"));
@@ -329,6 +429,8 @@ fn batches_match_torch() {
             "dataloader",
             "iterable",
             "interleaved",
+            "composed",
+            "composed_concat",
             "collate",
             "concat",
             "construct",

@@ -229,6 +229,30 @@ def loaders():
             len=len(loader), passes=[[encode(b) for b in loader] for _ in range(2)], after=after(g))
 
 
+def composed():
+    """The usual chain: random_split of a TensorDataset, a shuffled DataLoader over one part; and a
+    DataLoader over a ConcatDataset of two TensorDatasets."""
+    for seed in (0, 5):
+        for gen in ("global", "own"):
+            g = generator(gen, seed)
+            x = torch.arange(30, dtype=torch.float32).reshape(10, 3)
+            y = torch.arange(10) * 10
+            kwargs = {} if g is None else {"generator": g}
+            train, test = data.random_split(data.TensorDataset(x, y), [0.7, 0.3], **kwargs)
+            loader = data.DataLoader(train, batch_size=3, shuffle=True, generator=g)
+            batches = [[encode(b) for b in loader] for _ in range(2)]
+            tests = [encode(b) for b in data.DataLoader(test, batch_size=2)]
+            add(f"composed/split_{gen}_{seed}", "composed", n=10, gen=gen, seed=seed,
+                splits=[train.indices, test.indices], passes=batches, test=tests, after=after(g))
+        torch.manual_seed(seed)
+        a = data.TensorDataset(torch.arange(6, dtype=torch.float32).reshape(3, 2), torch.arange(3))
+        b = data.TensorDataset(torch.arange(4, dtype=torch.float32).reshape(2, 2) + 100,
+                               torch.arange(2) + 100)
+        loader = data.DataLoader(data.ConcatDataset([a, b]), batch_size=2, shuffle=True)
+        add(f"composed/concat_{seed}", "composed_concat", gen="global", seed=seed,
+            passes=[[encode(b) for b in loader] for _ in range(2)], after=after(None))
+
+
 def interleaved():
     """Draws between iter() and the first next(): torch draws the DataLoader's base seed at
     iter(), a RandomSampler's seed and permutation only at the first next()."""
@@ -363,6 +387,7 @@ def main():
     loaders()
     iterables()
     interleaved()
+    composed()
     collates()
     concats()
     construct_errors()
