@@ -26,6 +26,18 @@ impl<D: Dataset + 'static> From<Rc<D>> for Source {
     }
 }
 
+impl From<Rc<dyn Dataset>> for Source {
+    fn from(d: Rc<dyn Dataset>) -> Source {
+        Source::Map(d)
+    }
+}
+
+impl From<Rc<dyn IterableDataset>> for Source {
+    fn from(d: Rc<dyn IterableDataset>) -> Source {
+        Source::Iterable(d)
+    }
+}
+
 /// `DataLoader`'s keyword arguments, with torch's defaults.
 #[derive(Clone)]
 pub struct DataLoaderOptions {

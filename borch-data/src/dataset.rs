@@ -182,6 +182,16 @@ impl Dataset for ConcatDataset {
     }
 }
 
+impl std::fmt::Debug for ConcatDataset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ConcatDataset(cumulative_sizes={:?})",
+            self.cumulative_sizes
+        )
+    }
+}
+
 /// `Subset(dataset, indices)`: the dataset seen through a list of indices.
 #[derive(Clone)]
 pub struct Subset {
@@ -202,6 +212,17 @@ impl Subset {
     /// `subset.dataset`.
     pub fn dataset(&self) -> &Rc<dyn Dataset> {
         &self.dataset
+    }
+}
+
+impl std::fmt::Debug for Subset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Subset(len={}, indices={:?})",
+            self.indices.len(),
+            self.indices
+        )
     }
 }
 
