@@ -8,6 +8,7 @@ mod checkpoints;
 mod compiled;
 mod containers;
 mod convert;
+mod data;
 mod device;
 mod errors;
 mod function_namespaces;

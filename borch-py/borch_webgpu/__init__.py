@@ -12,6 +12,7 @@ from . import autograd, cuda, nn, onnx, optim
 from . import ao
 from .serialization import load, load_checkpoint, save, save_checkpoint
 from . import vision
+from . import utils
 
 __version__ = "0.1.0"
 
@@ -43,6 +44,7 @@ __all__ = [
     "scope",
     "set_grad_enabled",
     "tensor",
+    "utils",
     "vision",
 ]
 

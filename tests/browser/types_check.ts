@@ -170,5 +170,17 @@ export async function typed(): Promise<number> {
   void [lossValue, flagValue, asInt, notFlag, listed, flags, elementOf, maybeGrad, gradShape, frozen, thawed, nothing, previous];
   void fastOut;
   void summed;
-  return dim0 + shape.length + used.length + layers + replays;
+  // torch.utils.data: an async-iterable DataLoader over a TensorDataset (borch-js/src/data.rs)
+  const loader = new torch.data.DataLoader(new torch.data.TensorDataset([x, x]), {
+    batchSize: 2,
+    shuffle: true,
+  });
+  const batches: number = loader.length;
+  for await (const batch of loader) {
+    const [xb] = batch as torch.Tensor[];
+    void xb.shape;
+  }
+  // @ts-expect-error the options are an object of torch's keywords
+  new torch.data.DataLoader(new torch.data.TensorDataset([x]), 2);
+  return dim0 + shape.length + used.length + layers + replays + batches;
 }

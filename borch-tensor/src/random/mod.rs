@@ -3,6 +3,7 @@
 //! Values are drawn here and uploaded, so a seed gives the numbers torch gives on the CPU.
 
 mod cephes;
+pub mod draws;
 mod generator;
 mod mt19937;
 mod order;

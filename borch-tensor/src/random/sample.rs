@@ -120,3 +120,124 @@ pub fn randperm(g: &mut GeneratorState, n: usize) -> Vec<i64> {
 pub fn bernoulli(g: &mut GeneratorState, n: usize, p: f64) -> Vec<bool> {
     (0..n).map(|_| uniform_f64(g, 0.0, 1.0) < p).collect()
 }
+
+/// torch's `exponential_(lambd=1)` on the CPU: `-log1p(-u)` of a 53-bit uniform double, for any
+/// float dtype.
+fn exponential_f64(g: &mut GeneratorState) -> f64 {
+    -(-uniform_f64(g, 0.0, 1.0)).ln_1p()
+}
+
+/// The float types `multinomial` computes in: torch keeps the input's dtype.
+pub(crate) trait Prob:
+    Copy + PartialOrd + std::ops::Add<Output = Self> + std::ops::Div<Output = Self>
+{
+    const ZERO: Self;
+    const ONE: Self;
+    fn of(v: f64) -> Self;
+    fn finite(self) -> bool;
+    fn widen(self) -> f64;
+}
+
+impl Prob for f32 {
+    const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
+    fn of(v: f64) -> f32 {
+        v as f32
+    }
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    fn widen(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Prob for f64 {
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+    fn of(v: f64) -> f64 {
+        v
+    }
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    fn widen(self) -> f64 {
+        self
+    }
+}
+
+/// torch's CPU `multinomial(weights, n, replacement)` for one distribution (its checks included;
+/// `n` and `n <= len` without replacement are checked by the caller).
+///
+/// With replacement and `n > 1`: the normalised cumulative sum (in the input's dtype, the last
+/// bucket forced to 1), one 53-bit uniform double per sample, a binary search. Otherwise (no
+/// replacement, or one sample) torch's Gumbel trick: `q = exponential_()` per category,
+/// `w / q`, and the `n` largest in descending order (argmax for one sample). Equal keys (zero
+/// weights left once the positive ones are drawn) come in index order here; torch's order is its
+/// sort's.
+pub(crate) fn multinomial<T: Prob>(
+    g: &mut GeneratorState,
+    weights: &[T],
+    n: usize,
+    replacement: bool,
+) -> Result<Vec<i64>, &'static str> {
+    if !replacement || n == 1 {
+        if weights.iter().any(|&w| !(w.finite() && w >= T::ZERO)) {
+            return Err("probability tensor contains either `inf`, `nan` or element < 0");
+        }
+        let sum = weights.iter().fold(T::ZERO, |s, &w| s + w);
+        if sum == T::ZERO {
+            return Err("invalid multinomial distribution (sum of probabilities <= 0)");
+        }
+        let keys: Vec<T> = weights
+            .iter()
+            .map(|&w| w / T::of(exponential_f64(g)))
+            .collect();
+        let mut order: Vec<usize> = (0..weights.len()).collect();
+        // Descending by key, a NaN first as torch's comparator puts it; stable, so ties keep index order.
+        order.sort_by(|&a, &b| {
+            let (x, y) = (keys[a].widen(), keys[b].widen());
+            y.partial_cmp(&x)
+                .unwrap_or_else(|| x.is_nan().cmp(&y.is_nan()).reverse())
+        });
+        return Ok(order[..n].iter().map(|&i| i as i64).collect());
+    }
+    let mut cum = Vec::with_capacity(weights.len());
+    let mut sum = T::ZERO;
+    for &w in weights {
+        if w.widen().is_nan() || w < T::ZERO {
+            return Err("invalid multinomial distribution (encountering probability entry < 0)");
+        }
+        if !w.finite() {
+            return Err(
+                "invalid multinomial distribution (encountering probability entry = infinity or NaN)",
+            );
+        }
+        sum = sum + w;
+        cum.push(sum);
+    }
+    if sum.widen().is_nan() || sum <= T::ZERO {
+        return Err("invalid multinomial distribution (sum of probabilities <= 0)");
+    }
+    for c in cum.iter_mut() {
+        *c = *c / sum;
+    }
+    if let Some(last) = cum.last_mut() {
+        *last = T::ONE;
+    }
+    Ok((0..n)
+        .map(|_| {
+            let u = uniform_f64(g, 0.0, 1.0);
+            let (mut left, mut right) = (0, cum.len());
+            while right > left {
+                let mid = left + (right - left) / 2;
+                if cum[mid].widen() < u {
+                    left = mid + 1;
+                } else {
+                    right = mid;
+                }
+            }
+            left as i64
+        })
+        .collect())
+}

@@ -480,4 +480,24 @@ except TypeError as e:
 else:
     raise AssertionError("save_checkpoint of a Python nn.Module subclass: nothing raised")
 
+# torch.utils.data: a seeded, shuffled DataLoader gives torch's batches in torch's order (the
+# y column of case dataloader/n10_batch_size4_shuffleTrue_global_0 of tests/data/cases.json,
+# frozen from torch by tests/data/fixtures_torch.py), two passes, and torch's errors.
+from borch_webgpu.utils.data import DataLoader, TensorDataset  # noqa: E402
+
+torch.manual_seed(0)
+loader = DataLoader(TensorDataset(torch.arange(30.0).reshape(10, 3), torch.arange(10) * 10),
+                    batch_size=4, shuffle=True)
+check("len(loader) is the number of batches", len(loader) == 3)
+passes = [[yb.tolist() for _, yb in loader] for _ in range(2)]
+check(f"the DataLoader's order is torch's: {passes}",
+      passes == [[[60, 70, 10, 40], [20, 0, 90, 80], [30, 50]],
+                 [[20, 40, 70, 0], [80, 90, 50, 30], [60, 10]]])
+torch.manual_seed(0)
+first_x = next(iter(loader))[0]
+check("x rows follow y", first_x.tolist()[0] == [18.0, 19.0, 20.0] and first_x.shape == (4, 3))
+raises("DataLoader(batch_size=0)", ValueError,
+       "batch_size should be a positive integer value, but got batch_size=0",
+       lambda: DataLoader(TensorDataset(torch.zeros(4)), batch_size=0))
+
 print(f"python api: {checks} checks passed")

@@ -129,6 +129,16 @@ const wasm = guardFunctions(glue);
 export { BorchError };
 export const Tensor = classes.Tensor;
 
+// torch.utils.data (borch-js/src/data.rs); `for await (const batch of loader)` forwards to iter().
+export const data = Object.freeze({
+  TensorDataset: classes.TensorDataset,
+  DataLoader: classes.DataLoader,
+});
+classes.DataLoader.prototype[Symbol.asyncIterator] = function () {
+  const pass = this.iter();
+  return { next: async () => pass.next() };
+};
+
 let loading = null;
 let loaded = false;
 
@@ -473,6 +483,12 @@ export declare class BorchError extends Error {
 // from modules, optimizers and scopes have the ops too.
 import { Tensor } from './borch_js.js';
 export { Tensor };
+
+/** torch.utils.data: `new data.TensorDataset([x, y])`, `new data.DataLoader(ds, { batchSize, shuffle, dropLast })`. */
+export declare const data: {
+  readonly TensorDataset: typeof import('./borch_js.js').TensorDataset;
+  readonly DataLoader: typeof import('./borch_js.js').DataLoader;
+};
 declare module './borch_js.js' {
   interface Tensor {
     /**

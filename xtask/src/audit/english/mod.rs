@@ -45,6 +45,7 @@ const RUST_DIRS: &[&str] = &[
     "borch-autograd/src",
     "borch-nn/src",
     "borch-optim/src",
+    "borch-data/src",
     "borch-js/src",
 ];
 const RUST_WRITING_JS: &[&str] = &["xtask/src/build_js", "xtask/src/js_api"];
