@@ -51,23 +51,9 @@ impl RNNBase {
                         states.len()
                     )));
                 }
+                self.check_state_shapes(&states, n)?;
                 let mut sorted = Vec::with_capacity(states.len());
-                for (k, s) in states.iter().enumerate() {
-                    let expected = [layers * dirs, n, sizes[k]];
-                    if s.shape() != expected {
-                        let which = if lstm {
-                            format!(" hidden[{k}]")
-                        } else {
-                            " hidden".to_string()
-                        };
-                        return Err(BorchError::Runtime(format!(
-                            "Expected{which} size ({}, {}, {}), got {:?}",
-                            expected[0],
-                            expected[1],
-                            expected[2],
-                            s.shape()
-                        )));
-                    }
+                for s in &states {
                     sorted.push(match &input.sorted_indices {
                         Some(order) => s.index_select(1, &index(order)?)?,
                         None => s.clone(),

@@ -289,23 +289,7 @@ impl RNNBase {
         let sizes = [self.real_hidden(), self.hidden_size];
         let states: Vec<Tensor> = match hx {
             Some(states) => {
-                for (k, s) in states.iter().enumerate() {
-                    let expected = [layers * dirs, n, sizes[k]];
-                    if s.shape() != expected {
-                        let which = if lstm {
-                            format!(" hidden[{k}]")
-                        } else {
-                            " hidden".to_string()
-                        };
-                        return Err(BorchError::Runtime(format!(
-                            "Expected{which} size ({}, {}, {}), got {:?}",
-                            expected[0],
-                            expected[1],
-                            expected[2],
-                            s.shape()
-                        )));
-                    }
-                }
+                self.check_state_shapes(&states, n)?;
                 states
             }
             None => {
@@ -355,6 +339,32 @@ impl RNNBase {
                 .collect::<Result<_>>()?;
         }
         Ok((output, finals))
+    }
+
+    /// torch's check that each state (`h_0`, and `c_0` for an LSTM) is
+    /// `[layers · directions, n, size]`.
+    pub(super) fn check_state_shapes(&self, states: &[Tensor], n: usize) -> Result<()> {
+        let lstm = self.mode == RnnMode::Lstm;
+        let sizes = [self.real_hidden(), self.hidden_size];
+        let rows = self.options.num_layers * self.directions();
+        for (k, s) in states.iter().enumerate() {
+            let expected = [rows, n, sizes[k]];
+            if s.shape() != expected {
+                let which = if lstm {
+                    format!(" hidden[{k}]")
+                } else {
+                    " hidden".to_string()
+                };
+                return Err(BorchError::Runtime(format!(
+                    "Expected{which} size ({}, {}, {}), got {:?}",
+                    expected[0],
+                    expected[1],
+                    expected[2],
+                    s.shape()
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// torch's checks of `hx` against the input's batching; unbatched states get their batch dim.
