@@ -20,7 +20,7 @@ mod margin;
 mod mha;
 mod normalization;
 mod normalization_batch;
-mod padding;
+pub(crate) mod padding;
 mod pointwise;
 mod pooling;
 pub(crate) mod pooling_catalog;

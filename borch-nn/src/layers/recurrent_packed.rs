@@ -9,11 +9,8 @@ use borch_tensor::{BorchError, Result, Tensor, cat, stack, zeros};
 use super::recurrent::cell_step;
 use super::recurrent_seq::{RNNBase, RnnMode, Weights};
 use crate::functional as F;
+use crate::functional::padding::index_tensor as index;
 use crate::utils::rnn::PackedSequence;
-
-fn index(idx: &[i64]) -> Result<Tensor> {
-    Tensor::from_host(&borch_tensor::HostData::I64(idx.to_vec()), &[idx.len()])
-}
 
 impl RNNBase {
     /// torch's `forward(input: PackedSequence, hx)`: `(output, [h_n])` or `(output, [h_n,

@@ -3,9 +3,10 @@
 //! number of sequences at each step (`batch_sizes`) and the sorting permutation. Packing and
 //! unpacking are one `index_select` each (host-computed rows), so gradients flow through them.
 
-use borch_tensor::{BorchError, HostData, Result, Tensor, cat, full};
+use borch_tensor::{BorchError, Result, Tensor, cat, full};
 
 use super::pad::pad_sequence;
+use crate::functional::padding::index_tensor as index;
 
 /// torch's `nn.utils.rnn.PackedSequence(data, batch_sizes, sorted_indices, unsorted_indices)`.
 /// `batch_sizes`, `sorted_indices` and `unsorted_indices` live on the host (torch keeps
@@ -20,10 +21,6 @@ pub struct PackedSequence {
 
 fn runtime<T>(msg: impl Into<String>) -> Result<T> {
     Err(BorchError::Runtime(msg.into()))
-}
-
-fn index(idx: &[i64]) -> Result<Tensor> {
-    Tensor::from_host(&HostData::I64(idx.to_vec()), &[idx.len()])
 }
 
 impl PackedSequence {
