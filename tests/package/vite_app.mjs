@@ -96,6 +96,7 @@ function devServer(app) {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(process.execPath, [join(app, 'node_modules', 'vite', 'bin', 'vite.js'), '--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
     cwd: app,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -106,7 +107,8 @@ function devServer(app) {
     }, 60_000);
     const read = (d) => {
       log += d;
-      if (log.includes(`:${port}/`)) {
+      // Vite colours the port (bold) when it thinks the terminal can show it.
+      if (log.replace(/\x1b\[[0-9;]*m/g, '').includes(`:${port}/`)) {
         clearTimeout(timer);
         done({ url: `http://127.0.0.1:${port}/`, stop: () => child.kill('SIGTERM') });
       }
