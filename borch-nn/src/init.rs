@@ -60,6 +60,13 @@ pub fn normal_(tensor: &Tensor, mean: f64, std: f64) -> Result<Tensor> {
     Ok(tensor.clone())
 }
 
+/// torch's `init.trunc_normal_(tensor, mean, std, a, b)`: torch's inverse-CDF method (a uniform
+/// draw through `erfinv`), values in `[a, b]` (absolute bounds, not in units of `std`).
+pub fn trunc_normal_(tensor: &Tensor, mean: f64, std: f64, a: f64, b: f64) -> Result<Tensor> {
+    no_grad(|| tensor.trunc_normal_(mean, std, a, b, None))?;
+    Ok(tensor.clone())
+}
+
 /// torch's `init.constant_(tensor, val)`.
 pub fn constant_(tensor: &Tensor, val: f64) -> Result<Tensor> {
     no_grad(|| tensor.fill_(val))?;

@@ -4,7 +4,7 @@
 use crate::dtype::DType;
 use crate::error::{Result, not_impl, runtime};
 use crate::host::HostData;
-use crate::random::{Generator, GeneratorState, iteration_order, resolve, sample};
+use crate::random::{Generator, GeneratorState, iteration_order, resolve, sample, trunc_normal};
 use crate::size::new_numel;
 use crate::tensor::Tensor;
 
@@ -84,33 +84,56 @@ fn check_float(t: &Tensor, kernel: &str) -> Result<()> {
     }
 }
 
+fn check_uniform_bounds(from: f64, to: f64) -> Result<()> {
+    let max = f64::from(f32::MAX);
+    for (name, v) in [("from", from), ("to", to)] {
+        if !(v >= -max && v <= max) {
+            return runtime(format!("{name} is out of bounds for float"));
+        }
+    }
+    if from > to {
+        return runtime(format!(
+            "uniform_ expects to return a [from, to) range, but found from={} > to={}",
+            fmt_double(from),
+            fmt_double(to)
+        ));
+    }
+    if to - from > max {
+        return runtime(format!(
+            "uniform_ expects to-from <= std::numeric_limits<Float>::max(), but found \
+             to={} and from={} which result in to-from to exceed the limit",
+            fmt_double(to),
+            fmt_double(from)
+        ));
+    }
+    Ok(())
+}
+
 impl Tensor {
     /// torch's `uniform_(from, to)`: fill with values uniform on [from, to).
     pub fn uniform_(&self, from: f64, to: f64, generator: Option<&Generator>) -> Result<()> {
         check_float(self, "check_uniform_bounds")?;
-        let max = f64::from(f32::MAX);
-        for (name, v) in [("from", from), ("to", to)] {
-            if !(v >= -max && v <= max) {
-                return runtime(format!("{name} is out of bounds for float"));
-            }
-        }
-        if from > to {
-            return runtime(format!(
-                "uniform_ expects to return a [from, to) range, but found from={} > to={}",
-                fmt_double(from),
-                fmt_double(to)
-            ));
-        }
-        if to - from > max {
-            return runtime(format!(
-                "uniform_ expects to-from <= std::numeric_limits<Float>::max(), but found \
-                 to={} and from={} which result in to-from to exceed the limit",
-                fmt_double(to),
-                fmt_double(from)
-            ));
-        }
+        check_uniform_bounds(from, to)?;
         self.fill_in_order(generator, |g, n| {
             HostData::F32(sample::uniform(g, n, from, to))
+        })
+    }
+
+    /// `torch.nn.init.trunc_normal_(self, mean, std, a, b)`'s fill: normal values truncated to
+    /// `[a, b]`, computed as torch does (`random/trunc_normal.rs`).
+    pub fn trunc_normal_(
+        &self,
+        mean: f64,
+        std: f64,
+        a: f64,
+        b: f64,
+        generator: Option<&Generator>,
+    ) -> Result<()> {
+        check_float(self, "check_uniform_bounds")?;
+        let (from, to) = trunc_normal::uniform_bounds(mean, std, a, b);
+        check_uniform_bounds(from, to)?;
+        self.fill_in_order(generator, |g, n| {
+            HostData::F32(trunc_normal::trunc_normal(g, n, mean, std, a, b))
         })
     }
 

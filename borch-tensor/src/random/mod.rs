@@ -9,6 +9,7 @@ mod mt19937;
 mod order;
 pub(crate) mod sample;
 mod torch_state;
+pub(crate) mod trunc_normal;
 
 pub(crate) use generator::resolve;
 pub use generator::{

@@ -17,7 +17,10 @@ use borch_nn::api::modules::ModuleClass;
 use borch_tensor::api::{self, Args, Value};
 use borch_tensor::{BorchError, Result};
 
-use super::{ResNetOptions, cifar_resnet18_with, resnet18_with, resnet34_with, resnet50_with};
+use super::{
+    ResNetOptions, VisionTransformer, VitConfig, cifar_resnet18_with, resnet18_with, resnet34_with,
+    resnet50_with,
+};
 
 /// The module named in errors (`module 'torchvision.models' has no attribute 'X'`).
 pub const MODULE: &str = "torchvision.models";
@@ -26,6 +29,11 @@ pub const MODULE: &str = "torchvision.models";
 const RESNET: &str = "weights: Str = None, progress: Bool = True, num_classes: Int = 1000, \
      zero_init_residual: Bool = False, groups: Int = 1, width_per_group: Int = 64, \
      replace_stride_with_dilation: Ints = None, norm_layer: Str = None";
+
+/// timm's `create_model(name, pretrained=False, **kwargs)` keywords that borch's ViTs take.
+const VIT: &str = "pretrained: Bool = False, num_classes: Int = 1000, img_size: Int = 224, \
+     in_chans: Int = 3, drop_rate: Float = 0.0, pos_drop_rate: Float = 0.0, \
+     proj_drop_rate: Float = 0.0, attn_drop_rate: Float = 0.0";
 
 /// borch's CIFAR ResNet-18 (`width`: the stem's channels and layer1's planes).
 const CIFAR: &str = "num_classes: Int = 10, width: Int = 64, zero_init_residual: Bool = False";
@@ -39,7 +47,9 @@ fn model(
     borch_nn::api::modules::class(name, signature, build)
 }
 
-/// Every model, built once: `resnet18`, `resnet34`, `resnet50`, `cifar_resnet18`.
+/// Every model, built once: `resnet18`, `resnet34`, `resnet50`, `cifar_resnet18`, and timm's
+/// `vit_tiny_patch16_224`, `vit_small_patch16_224`, `vit_base_patch16_224` (timm's names and
+/// keywords: torchvision's own `vit_b_16` has other keys).
 pub fn models() -> &'static [ModuleClass] {
     static MODELS: OnceLock<Vec<ModuleClass>> = OnceLock::new();
     MODELS.get_or_init(|| {
@@ -80,6 +90,9 @@ pub fn models() -> &'static [ModuleClass] {
                     ..ResNetOptions::default()
                 })?)
             }),
+            model("vit_tiny_patch16_224", VIT, |a| vit(a, VitConfig::tiny())),
+            model("vit_small_patch16_224", VIT, |a| vit(a, VitConfig::small())),
+            model("vit_base_patch16_224", VIT, |a| vit(a, VitConfig::base())),
         ]
     })
 }
@@ -200,6 +213,38 @@ fn resnet_options(a: &Args, weights_enum: &str, weights: &[&str]) -> Result<ResN
         replace_stride_with_dilation: dilation_flags(a)?,
         width: 64,
     })
+}
+
+/// timm's ViT keywords over `base`; `pretrained=True` is refused (borch downloads nothing).
+fn vit(a: &Args, base: VitConfig) -> Result<Box<dyn Module>> {
+    if a.bool(0)? {
+        return Err(BorchError::NotImplemented(format!(
+            "{}(pretrained=True): borch-vision has no pretrained weights (timm downloads them; \
+             borch downloads nothing): pass pretrained=False and load a state dict with \
+             load_state_dict",
+            a.name()
+        )));
+    }
+    let rate = |i: usize| -> Result<f64> {
+        let p = a.f64(i)?;
+        if (0.0..=1.0).contains(&p) {
+            Ok(p)
+        } else {
+            Err(BorchError::Value(format!(
+                "dropout probability has to be between 0 and 1, but got {p}"
+            )))
+        }
+    };
+    boxed(VisionTransformer::new(VitConfig {
+        num_classes: a.usize(1)?,
+        img_size: a.usize(2)?,
+        in_chans: a.usize(3)?,
+        drop_rate: rate(4)?,
+        pos_drop_rate: rate(5)?,
+        proj_drop_rate: rate(6)?,
+        attn_drop_rate: rate(7)?,
+        ..base
+    })?)
 }
 
 #[cfg(test)]

@@ -7,9 +7,13 @@ mod blocks;
 pub mod catalog;
 mod fuse;
 mod resnet;
+mod vit;
 
 pub use blocks::{BasicBlock, BlockArgs, Bottleneck, conv1x1, conv3x3};
 pub use resnet::{Block, ResNet, ResNetConfig, Stem};
+pub use vit::{
+    Attention, Mlp, PatchEmbed, VisionTransformer, VitBlock, VitConfig, vit_tiny_patch16_224,
+};
 
 use borch_tensor::Result;
 
