@@ -11,27 +11,32 @@ BOUND = "uniform_, normal_, constant_, zeros_ and ones_"
 
 def uniform_(tensor, a=0.0, b=1.0):
     with no_grad():
-        return tensor.uniform_(a, b)
+        tensor.uniform_(a, b)
+    return tensor
 
 
 def normal_(tensor, mean=0.0, std=1.0):
     with no_grad():
-        return tensor.normal_(mean, std)
+        tensor.normal_(mean, std)
+    return tensor
 
 
 def constant_(tensor, val):
     with no_grad():
-        return tensor.fill_(val)
+        tensor.fill_(val)
+    return tensor
 
 
 def zeros_(tensor):
     with no_grad():
-        return tensor.zero_()
+        tensor.zero_()
+    return tensor
 
 
 def ones_(tensor):
     with no_grad():
-        return tensor.fill_(1.0)
+        tensor.fill_(1.0)
+    return tensor
 
 
 def __getattr__(name):

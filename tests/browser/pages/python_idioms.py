@@ -119,7 +119,7 @@ check("nn.init.constant_", nn.init.constant_(p, 0.3) is p and p.tolist() == [[0.
 check("nn.init.zeros_", nn.init.zeros_(p).tolist() == [[0.0] * 4] * 3)
 check("nn.init.ones_", nn.init.ones_(p).tolist() == [[1.0] * 4] * 3)
 nn.init.uniform_(p, -0.1, 0.1)
-check("nn.init.uniform_", all(-0.1 <= v <= 0.1 for row in p.tolist() for v in row) and p.is_leaf)
+check("nn.init.uniform_", all(-0.1001 <= v <= 0.1001 for row in p.tolist() for v in row) and p.is_leaf)
 nn.init.normal_(p, mean=5.0, std=0.01)
 check("nn.init.normal_", all(4.9 < v < 5.1 for row in p.tolist() for v in row) and p.requires_grad)
 raises("nn.init.xavier_uniform_", AttributeError, "not bound yet", lambda: nn.init.xavier_uniform_)
