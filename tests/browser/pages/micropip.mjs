@@ -5,6 +5,7 @@
 // borch-ts with import() and opens the device itself: no registerJsModule, no init() here), then
 //  - an import with a wrong BORCH_TS_URL (not a module) fails with an ImportError naming the URL, and the next
 //    import with the right one works;
+//  - an import entered with runPython (synchronous) raises the runPythonAsync error;
 //  - README.md's Python quick start (the first ```python block under "## Python") as written: its
 //    print(model) is torch's, its loss falls, f(1, 1) is near 2;
 //  - textbook.py: a Module subclass inside nn.Sequential, print(model), a training loop whose
@@ -77,6 +78,16 @@ os.environ["BORCH_TS_URL"] = right
     log(`${name}: ${ok ? 'ok' : 'FAILED'} ${detail}`);
   };
   judge('wrong BORCH_TS_URL', wrongOk, '(ImportError naming the URL and BORCH_TS_URL)');
+
+  // Entered synchronously, the import cannot settle import() / init(): the error names
+  // runPythonAsync, and nothing is left half-imported.
+  let syncMessage = null;
+  try {
+    pyodide.runPython('import borch_webgpu');
+  } catch (e) {
+    syncMessage = e.message.trim().split('\n').pop();
+  }
+  judge('import under runPython', syncMessage?.includes('use runPythonAsync') ?? false, `(${syncMessage})`);
 
   // README.md's Python quick start, exactly as written.
   const readme = await text('/README.md');
