@@ -77,6 +77,10 @@ os.environ["BORCH_TS_URL"] = right
     results.push({ name, ok });
     log(`${name}: ${ok ? 'ok' : 'FAILED'} ${detail}`);
   };
+  // The pin follows npm pyodide: its lock file names the micropip version it was built with.
+  const lock = JSON.parse(await text('/tests/browser/node_modules/pyodide/pyodide-lock.json'));
+  judge('micropip pin', lock.packages.micropip?.version === micropipVersion,
+    `(pyodide-packages.txt ${micropipVersion}, npm pyodide's lock file ${lock.packages.micropip?.version})`);
   judge('wrong BORCH_TS_URL', wrongOk, '(ImportError naming the URL and BORCH_TS_URL)');
 
   // Entered synchronously, the import cannot settle import() / init(): the error names
