@@ -4,6 +4,7 @@ package borch-ts (borch's Rust core on WebGPU): ``torch.zeros`` is ``borch_ts.ze
 
 from . import _bridge
 from ._bridge import DeviceError, ReleasedError, Size, dtype
+from ._device import device
 from ._grad import enable_grad, no_grad, scope, set_grad_enabled
 from ._tensor import Tensor
 from ._creation import tensor
@@ -21,6 +22,14 @@ float = _bridge.float32
 int64 = _bridge.int64
 long = _bridge.int64
 bool = _bridge.bool_
+# torch's other dtypes: importable, refused on use with a TypeError naming borch's three.
+float64 = double = _bridge.float64
+float16 = half = _bridge.float16
+bfloat16 = _bridge.bfloat16
+int32 = int = _bridge.int32
+int16 = short = _bridge.int16
+int8 = _bridge.int8
+uint8 = _bridge.uint8
 
 __all__ = [
     "DeviceError",
@@ -32,6 +41,7 @@ __all__ = [
     "Size",
     "Tensor",
     "cuda",
+    "device",
     "dtype",
     "enable_grad",
     "load",

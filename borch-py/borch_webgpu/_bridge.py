@@ -2,9 +2,11 @@
 errors (a JavaScript error's ``kind`` -> the Python exception torch raises) and reads (a promise
 settled with Pyodide's ``run_sync``). Nothing here computes a tensor op."""
 
+import os
 from inspect import isawaitable
 
 import js
+from pyodide.code import run_js
 from pyodide.ffi import JsException, JsProxy, run_sync, to_js
 
 try:
@@ -17,7 +19,6 @@ try:
 except ImportError:  # older Pyodide: null converts to None
     jsnull = None
 
-import borch_ts as bt  # registered by the page: pyodide.registerJsModule('borch_ts', module)
 
 
 class ReleasedError(RuntimeError):
@@ -38,6 +39,7 @@ KINDS = {
     "ReleasedError": ReleasedError,
     "DeviceError": DeviceError,
     "RangeError": IndexError,
+    "ImportError": ImportError,
 }
 
 SYNC_MESSAGE = (
@@ -47,6 +49,43 @@ SYNC_MESSAGE = (
     "Python with pyodide.runPythonAsync(...): this code was run with pyodide.runPython(...); "
     "use runPythonAsync"
 )
+
+
+LOAD_MESSAGE = (
+    "import borch_webgpu imports borch-ts with JavaScript's import() and opens the WebGPU device "
+    "(await init()), settled through pyodide.ffi.run_sync, which only works when the page entered "
+    "Python with pyodide.runPythonAsync(...): this import was run with pyodide.runPython(...); "
+    "use runPythonAsync (or register borch-ts as the JS module 'borch_ts' after init())"
+)
+
+# Where borch-ts is when the page did not register it: BORCH_TS_URL (an environment variable:
+# loadPyodide({ env: { BORCH_TS_URL } }) or os.environ before the import), resolved against the
+# page's URL; by default the page's node_modules/borch-ts (npm install borch-ts beside the page).
+DEFAULT_BORCH_TS_URL = "node_modules/borch-ts/index.js"
+
+# JavaScript's dynamic import() of a URL resolved against the page (or a worker's script), its
+# failure an ImportError naming the URL and how to set it.
+IMPORT_URL = run_js(
+    """(url) => {
+  const href = new URL(url, globalThis.document?.baseURI ?? globalThis.location.href).href;
+  return import(href).catch((e) => {
+    const err = new Error(`borch_webgpu could not import borch-ts from ${href} (${e.message}); `
+      + 'set BORCH_TS_URL to the URL of its index.js: loadPyodide({ env: { BORCH_TS_URL } }) or '
+      + 'os.environ["BORCH_TS_URL"] before the import');
+    err.kind = 'ImportError';
+    throw err;
+  });
+}"""
+)
+
+
+def load_borch_ts(url):
+    """borch-ts imported from ``url`` (JavaScript's ``import()``) with its device opened
+    (``init()``), both settled with ``run_sync``: what a page's ``registerJsModule('borch_ts',
+    borch)`` after ``await init()`` does, done from Python."""
+    module = settle(lambda: IMPORT_URL(url), LOAD_MESSAGE)
+    settle(module.init, LOAD_MESSAGE)
+    return module
 
 
 def camel(name):
@@ -91,17 +130,17 @@ def keywords(kwargs):
     )
 
 
-def settle(make_promise):
+def settle(make_promise, sync_message=SYNC_MESSAGE):
     """The value of the promise ``make_promise()`` returns, without await (``run_sync``)."""
     if can_run_sync is not None and not can_run_sync():
-        raise RuntimeError(SYNC_MESSAGE)
+        raise RuntimeError(sync_message)
     try:
         return run_sync(make_promise())
     except JsException as e:
         reraise(e)
     except RuntimeError as e:
         if "stack switch" in str(e) or "synchronous" in str(e):
-            raise RuntimeError(SYNC_MESSAGE) from None
+            raise RuntimeError(sync_message) from None
         raise
 
 
@@ -112,7 +151,7 @@ def to_js_value(x):
     if js_obj is not None:
         return js_obj
     if isinstance(x, dtype):
-        return x.name
+        return x.js_name()
     if isinstance(x, float) and x.is_integer():
         return bt.asFloat(x)
     if isinstance(x, (list, tuple)) or type(x).__name__ == "generator":
@@ -214,13 +253,37 @@ class dtype:
         return f"torch.{self.name}"
 
     def __reduce__(self):
-        return (dtype, (self.name, self.is_floating_point))
+        return (type(self), (self.name, self.is_floating_point))
+
+    def js_name(self):
+        """The name borch-ts takes (``"float32"``)."""
+        return self.name
+
+
+class MissingDtype(dtype):
+    """A torch dtype borch does not have (``torch.float64``, ``torch.int32``, ...): it exists so that
+    code naming it imports, and any use of it raises a TypeError naming the dtypes borch has."""
+
+    def js_name(self):
+        raise TypeError(
+            f"borch has no dtype torch.{self.name}: its dtypes are torch.float32, torch.int64 and "
+            "torch.bool (WebGPU has no 64-bit floats; use torch.float32 for floating point, "
+            "torch.int64 for integers)"
+        )
 
 
 float32 = dtype("float32", True)
 int64 = dtype("int64", False)
 bool_ = dtype("bool", False)
 DTYPES = {"float32": float32, "int64": int64, "bool": bool_}
+# torch's other dtypes, each refused on use (MissingDtype.js_name).
+float64 = MissingDtype("float64", True)
+float16 = MissingDtype("float16", True)
+bfloat16 = MissingDtype("bfloat16", True)
+int32 = MissingDtype("int32", False)
+int16 = MissingDtype("int16", False)
+int8 = MissingDtype("int8", False)
+uint8 = MissingDtype("uint8", False)
 
 
 class Size(tuple):
@@ -229,5 +292,10 @@ class Size(tuple):
     def __repr__(self):
         return f"torch.Size({list(self)!r})"
 
+
+try:
+    import borch_ts as bt  # registered by the page: pyodide.registerJsModule('borch_ts', module)
+except ModuleNotFoundError:  # not registered: borch_webgpu imports it and opens the device itself
+    bt = load_borch_ts(os.environ.get("BORCH_TS_URL", DEFAULT_BORCH_TS_URL))
 
 from ._tensor import Tensor  # noqa: E402  (the Tensor class uses the helpers above)

@@ -4,6 +4,8 @@ reads settle the JavaScript promise with ``run_sync``; subscripts go to the core
 (``index_async`` for a boolean mask, settled) and ``__setitem__`` (borch-ts's ``setitem``)."""
 
 from . import _bridge as b
+from . import _device
+from ._grad import no_grad
 
 # Python operator -> torch's name of the op (torch/_tensor.py defines the same correspondences).
 OPERATORS = {
@@ -56,6 +58,9 @@ class Tensor:
         return b.attribute(self, self._js, name, "'Tensor' object")
 
     def __setattr__(self, name, value):
+        if isinstance(getattr(type(self), name, None), property):
+            object.__setattr__(self, name, value)  # a Python property's setter (t.data = ...)
+            return
         setattr(self._js, b.camel(name), b.to_js_value(value))
 
     # Properties torch spells differently from a method call.
@@ -78,6 +83,57 @@ class Tensor:
     @property
     def T(self):
         return self.permute(*reversed(range(self.dim())))
+
+    # Devices: borch has one, WebGPU (_device.py); torch's device idioms keep the tensor there.
+    @property
+    def device(self):
+        return _device.WEBGPU
+
+    def to(self, *args, **kwargs):
+        """torch's ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(other)``: a device
+        keeps the tensor where it is; a dtype is the core's ``to(dtype)``."""
+        wanted = _device.requested_dtype(args, kwargs, b.dtype, Tensor)
+        if wanted is None or wanted is self.dtype:
+            return self
+        return b.call(self._js.to, (wanted,), {})
+
+    def cpu(self, memory_format=None):
+        """The tensor itself: it stays on WebGPU, and its reads (item, tolist, numpy) work there."""
+        return self
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """The tensor itself (borch's one device; ``torch.cuda.is_available()`` is False)."""
+        return self
+
+    def double(self, memory_format=None):
+        return self.to(b.float64)  # refused: borch has no float64
+
+    def half(self, memory_format=None):
+        return self.to(b.float16)  # refused: borch has no float16
+
+    @property
+    def data(self):
+        """torch's ``t.data``: the same storage, detached from autograd (the core's ``detach``)."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        """torch's ``t.data = value`` (``p.data = p.data - lr * p.grad``): value's numbers copied
+        into this tensor's storage outside autograd. torch also takes another shape (it rebinds
+        the storage); borch refuses that."""
+        if tuple(value.shape) != tuple(self.shape):
+            raise RuntimeError(
+                f"t.data = value: value's shape {tuple(value.shape)} is not the tensor's "
+                f"{tuple(self.shape)} (borch copies into the tensor's storage; it cannot rebind it)"
+            )
+        with no_grad():
+            self.copy_(value)
+
+    @property
+    def grad_fn(self):
+        """torch's ``grad_fn``: None for a leaf (made by the user, or not requiring grad), else the
+        node of the op that made it (``GradFn``; its name is the core's)."""
+        return None if self._js.isLeaf else GradFn(self)
 
     # Reads: the promise settled with run_sync (the page must use runPythonAsync).
     def item(self):
@@ -117,11 +173,23 @@ class Tensor:
         except b.JsException as e:
             b.reraise(e)
 
-    def numpy(self):
-        raise NotImplementedError(
-            "Tensor.numpy(): numpy is not available in this Pyodide (it would be fetched from a "
-            "CDN); use tolist()"
-        )
+    def numpy(self, *, force=False):
+        """torch's ``numpy()``: the numbers read back (``tolist()``) as a numpy array of this dtype;
+        needs numpy loaded in this Pyodide."""
+        try:
+            import numpy
+        except ModuleNotFoundError:
+            raise RuntimeError(
+                "Tensor.numpy() needs numpy, which this Pyodide has not loaded (await "
+                "pyodide.loadPackage('numpy') or micropip.install('numpy') first); tolist() reads "
+                "the same numbers without it"
+            ) from None
+        if self._js.requiresGrad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return numpy.asarray(self.tolist(), dtype=self._js.dtype)
 
     # Subscripts: the core's `index` interprets them (borch-tensor/src/ops/indexing.rs); a
     # boolean mask (t[mask]: the result's shape depends on its values) goes to `indexAsync`, whose
@@ -142,6 +210,24 @@ class Tensor:
     def __setitem__(self, key, value):
         items = key if isinstance(key, tuple) else (key,)
         b.call(self._js.setitem, ([subscript(i) for i in items], value), {})
+
+
+class GradFn:
+    """A tensor's ``grad_fn``: the node of the op that made it. borch-ts does not hand the node
+    itself to JavaScript; its name is the one the core prints (``grad_fn=<AddBackward0>`` in
+    ``repr(tensor)``, read back on ``name()``/``repr``)."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def name(self):
+        """The core's name of the op (``AddBackward0``), from the tensor's repr."""
+        return repr(self._tensor).rpartition("grad_fn=<")[2].partition(">")[0]
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
 
 
 def subscript(item):

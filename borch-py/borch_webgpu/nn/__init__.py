@@ -6,7 +6,7 @@ from .. import _bridge as b
 from .._classes import js_class
 from .module import JsModule, Module, Parameter, wrap_module
 from .containers import ModuleDict, ModuleList, Sequential
-from . import functional, intrinsic, utils
+from . import functional, init, intrinsic, utils
 
 __all__ = [
     "Module",
@@ -15,6 +15,7 @@ __all__ = [
     "Parameter",
     "Sequential",
     "functional",
+    "init",
     "intrinsic",
     "utils",
     "wrap_module",

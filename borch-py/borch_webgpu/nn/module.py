@@ -5,6 +5,7 @@ from collections import namedtuple
 
 from .. import _bridge as b
 from .._classes import JsBacked, js_class
+from .._device import requested_dtype
 from .._tensor import Tensor
 from .._grad import no_grad
 
@@ -20,7 +21,13 @@ class Parameter(Tensor):
         self.requires_grad_(requires_grad)
 
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns; torch's repr when nothing is missing or unexpected."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
 
 
 def _keys(result):
@@ -176,7 +183,24 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
+        """torch's ``module.to(device)`` / ``to(dtype)``: a device keeps the parameters where
+        they are (borch's one device, WebGPU); a dtype other than float32 is refused."""
+        wanted = requested_dtype(args, kwargs, b.dtype, Tensor)
+        if wanted is not None and wanted is not b.float32:
+            raise TypeError(
+                "nn.Module.to only accepts floating point dtypes, and borch's parameters are "
+                f"torch.float32, but got desired dtype={wanted!r}"
+            )
         return self
+
+    def float(self):
+        return self
+
+    def double(self):
+        return self.to(b.float64)  # refused
+
+    def half(self):
+        return self.to(b.float16)  # refused
 
     def cpu(self):
         return self
@@ -257,7 +281,9 @@ class JsModule(JsBacked, Module):
         return {prefix + k: v for k, v in b.call(self._js.stateDict, (), {}).items()}
 
     def load_state_dict(self, state_dict, strict=True):
-        return b.call(self._js.loadStateDict, (state_dict, strict), {})
+        """The core's ``loadStateDict``; its ``{missingKeys, unexpectedKeys}`` as torch's
+        ``IncompatibleKeys``."""
+        return IncompatibleKeys(*_keys(b.call(self._js.loadStateDict, (state_dict, strict), {})))
 
     def named_buffers(self, prefix=""):
         return [(prefix + n, t) for n, t in b.call(self._js.namedBuffers, (), {})]
