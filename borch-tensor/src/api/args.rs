@@ -303,8 +303,9 @@ impl Args<'_> {
             Value::Str(s) => match DType::from_name(s) {
                 Some(d) => Ok(Some(d)),
                 None => type_err(format!(
-                    "{}(): borch has no dtype '{s}' (it has float32, int64 and bool)",
-                    self.entry.name
+                    "{}(): borch has no dtype '{s}' (it has {})",
+                    self.entry.name,
+                    DType::LIST
                 )),
             },
             _ => self.wrong(i, "torch.dtype"),

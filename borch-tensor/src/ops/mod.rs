@@ -2,6 +2,7 @@ pub mod arg_reduce;
 pub mod batch_norm;
 pub mod checks;
 pub mod conv;
+pub mod convert;
 pub mod conv3d;
 pub mod conv_fused;
 pub mod conv_gemm;
