@@ -1,3 +1,6 @@
+//! The ops behind `Tensor`'s methods and the free functions, one module per family (each
+//! names torch's ops it holds); most are re-exported at the crate root.
+
 pub mod arg_reduce;
 pub mod batch_norm;
 pub mod checks;
