@@ -25,7 +25,12 @@ fn child_opens_the_device() {
 #[cfg(all(unix, not(target_vendor = "apple")))]
 fn no_runtime_dir_lines_without_xdg_runtime_dir() {
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_opens_the_device", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "child_opens_the_device",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env_remove("XDG_RUNTIME_DIR")
         .env(CHILD, "1")
         .output()
@@ -41,7 +46,10 @@ fn no_runtime_dir_lines_without_xdg_runtime_dir() {
         .lines()
         .find_map(|l| l.strip_prefix("XDG_RUNTIME_DIR="))
         .expect("the child printed its XDG_RUNTIME_DIR");
-    let name = std::path::Path::new(dir).file_name().unwrap().to_string_lossy();
+    let name = std::path::Path::new(dir)
+        .file_name()
+        .unwrap()
+        .to_string_lossy();
     assert!(name.starts_with("borch-xdg-"), "XDG_RUNTIME_DIR={dir}");
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(dir).unwrap().permissions().mode();

@@ -81,7 +81,11 @@ fn conversions_give_torchs_values() {
         let how = format!("{} {}()", case["input"], method);
         check(case, &convert(&x, method), &how);
         let dtype = DType::from_name(case["dtype"].as_str().unwrap()).unwrap();
-        check(case, &x.to(dtype).unwrap(), &format!("{how} as to({dtype})"));
+        check(
+            case,
+            &x.to(dtype).unwrap(),
+            &format!("{how} as to({dtype})"),
+        );
     }
 }
 
@@ -91,16 +95,25 @@ fn int_and_double_are_refused_naming_borchs_dtypes() {
     for (name, err) in [("int", x.int()), ("double", x.double())] {
         match err {
             Err(BorchError::NotImplemented(msg)) => {
-                assert!(msg.starts_with(&format!("{name}(): borch has no ")), "{msg}");
+                assert!(
+                    msg.starts_with(&format!("{name}(): borch has no ")),
+                    "{msg}"
+                );
                 assert!(msg.contains("float32, int64 and bool"), "{msg}");
             }
             other => panic!("{name}(): expected NotImplemented, got {other:?}"),
         }
     }
     let msg = x.double().unwrap_err().to_string();
-    assert!(msg.contains("no float64") && msg.contains("use float() for float32"), "{msg}");
+    assert!(
+        msg.contains("no float64") && msg.contains("use float() for float32"),
+        "{msg}"
+    );
     let msg = x.int().unwrap_err().to_string();
-    assert!(msg.contains("no int32") && msg.contains("use long() for int64"), "{msg}");
+    assert!(
+        msg.contains("no int32") && msg.contains("use long() for int64"),
+        "{msg}"
+    );
 }
 
 #[test]
