@@ -26,8 +26,11 @@ impl Ctx {
 /// A differentiable function: `forward` computes the output (recording nothing), `backward`
 /// returns one gradient per input (`None` where an input needs none).
 pub trait Function: Send + Sync + 'static {
+    /// The name the node reports (torch's `grad_fn` name).
     fn name(&self) -> &str;
+    /// The output for `inputs`; save what `backward` needs in `ctx`.
     fn forward(&self, ctx: &mut Ctx, inputs: &[Tensor]) -> Result<Tensor>;
+    /// One gradient per input for the output's gradient `grad_output`.
     fn backward(&self, ctx: &Ctx, grad_output: &Tensor) -> Result<Vec<Option<Tensor>>>;
 }
 

@@ -1,5 +1,5 @@
-//! borch's autograd engine: `backward`, `grad`, grad modes, user-defined functions, and the one
-//! table of derivatives (`derivatives`), keyed by the op that recorded each tensor.
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
 
 pub mod api;
 mod derivatives;

@@ -25,6 +25,7 @@ impl std::fmt::Debug for BatchSampler {
 }
 
 impl BatchSampler {
+    /// `BatchSampler(sampler, batch_size, drop_last)`; `batch_size` must be positive.
     pub fn new(sampler: Rc<dyn Sampler>, batch_size: usize, drop_last: bool) -> Result<Self> {
         if batch_size == 0 {
             return Err(BorchError::Value(format!(
@@ -38,12 +39,15 @@ impl BatchSampler {
         })
     }
 
+    /// `sampler`: where the indices come from.
     pub fn sampler(&self) -> &Rc<dyn Sampler> {
         &self.sampler
     }
+    /// `batch_size`: indices per batch.
     pub fn batch_size(&self) -> usize {
         self.batch_size
     }
+    /// `drop_last`: whether the last, short batch is dropped.
     pub fn drop_last(&self) -> bool {
         self.drop_last
     }

@@ -16,7 +16,9 @@ use crate::sampler::{RandomSampler, Sampler, SamplerIter, SequentialSampler};
 /// What a DataLoader reads: a map-style or an iterable dataset.
 #[derive(Clone)]
 pub enum Source {
+    /// A map-style dataset (`__getitem__` and `__len__`).
     Map(Rc<dyn Dataset>),
+    /// An iterable dataset (`__iter__`).
     Iterable(Rc<dyn IterableDataset>),
 }
 
@@ -45,11 +47,15 @@ pub struct DataLoaderOptions {
     pub batch_size: Option<usize>,
     /// `shuffle=None`.
     pub shuffle: Option<bool>,
+    /// `sampler=None`: the index order (excludes `shuffle`).
     pub sampler: Option<Rc<dyn Sampler>>,
+    /// `batch_sampler=None`: whole batches of indices (excludes `batch_size`, `shuffle`, `sampler`, `drop_last`).
     pub batch_sampler: Option<Rc<dyn Sampler<Vec<usize>>>>,
+    /// `drop_last=False`: drop the last, incomplete batch.
     pub drop_last: bool,
     /// `None`: `default_collate` when batching, `default_convert` when not.
     pub collate_fn: Option<CollateFn>,
+    /// `generator=None`: the generator for the base seed and the shuffle (the global one by default).
     pub generator: Option<Generator>,
 }
 
@@ -91,6 +97,7 @@ fn value_error<T>(msg: &str) -> Result<T> {
 }
 
 impl DataLoader {
+    /// `DataLoader(dataset, **options)`, with torch's checks of the options against each other.
     pub fn new(source: impl Into<Source>, options: DataLoaderOptions) -> Result<DataLoader> {
         let source = source.into();
         let DataLoaderOptions {

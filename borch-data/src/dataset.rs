@@ -69,6 +69,7 @@ pub struct TensorDataset {
 }
 
 impl TensorDataset {
+    /// `TensorDataset(*tensors)`; every tensor must have the same size in dim 0.
     pub fn new(tensors: Vec<Tensor>) -> Result<TensorDataset> {
         let rows = |t: &Tensor| t.size_at(0);
         let first = match tensors.first() {
@@ -125,6 +126,7 @@ pub struct ConcatDataset {
 }
 
 impl ConcatDataset {
+    /// `ConcatDataset(datasets)`; at least one dataset.
     pub fn new(datasets: Vec<Rc<dyn Dataset>>) -> Result<ConcatDataset> {
         if datasets.is_empty() {
             return Err(BorchError::Value(
@@ -200,6 +202,7 @@ pub struct Subset {
 }
 
 impl Subset {
+    /// `Subset(dataset, indices)`.
     pub fn new(dataset: Rc<dyn Dataset>, indices: Vec<i64>) -> Subset {
         Subset { dataset, indices }
     }

@@ -6,13 +6,19 @@ use borch_tensor::{BorchError, Result, Tensor};
 /// One sample, or one collated batch.
 #[derive(Debug, Clone)]
 pub enum Sample {
+    /// A tensor.
     Tensor(Tensor),
+    /// A Python int.
     Int(i64),
+    /// A Python float.
     Float(f64),
+    /// A Python bool.
     Bool(bool),
+    /// A Python str.
     Str(String),
     /// A Python tuple (what `TensorDataset` yields); `default_collate` turns it into a list.
     Tuple(Vec<Sample>),
+    /// A Python list.
     List(Vec<Sample>),
     /// A dict, keys in insertion order.
     Dict(Vec<(String, Sample)>),

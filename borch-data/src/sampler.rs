@@ -35,6 +35,7 @@ pub struct SequentialSampler {
 }
 
 impl SequentialSampler {
+    /// `SequentialSampler` over a data source of length `n`.
     pub fn new(n: usize) -> SequentialSampler {
         SequentialSampler { n }
     }
@@ -123,6 +124,7 @@ pub struct RandomSampler {
 }
 
 impl RandomSampler {
+    /// `RandomSampler(data_source, replacement, num_samples, generator)` over a data source of length `n`.
     pub fn new(
         n: usize,
         replacement: bool,
@@ -149,10 +151,12 @@ impl RandomSampler {
         self.num_samples.unwrap_or(self.n)
     }
 
+    /// `replacement`: whether indices are drawn with replacement.
     pub fn replacement(&self) -> bool {
         self.replacement
     }
 
+    /// `generator`, when one was given.
     pub fn generator(&self) -> Option<&Generator> {
         self.generator.as_ref()
     }
@@ -222,6 +226,7 @@ pub struct SubsetRandomSampler {
 }
 
 impl SubsetRandomSampler {
+    /// `SubsetRandomSampler(indices, generator)`.
     pub fn new(indices: Vec<usize>, generator: Option<Generator>) -> SubsetRandomSampler {
         SubsetRandomSampler { indices, generator }
     }
@@ -251,6 +256,7 @@ pub struct WeightedRandomSampler {
 }
 
 impl WeightedRandomSampler {
+    /// `WeightedRandomSampler(weights, num_samples, replacement, generator)`, with torch's checks.
     pub fn new(
         weights: Vec<f64>,
         num_samples: usize,

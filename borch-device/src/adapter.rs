@@ -3,27 +3,38 @@ use std::fmt;
 /// Which adapter to prefer when several are present.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PowerPreference {
+    /// The high-performance adapter (a discrete GPU when there is one).
     #[default]
     HighPerformance,
+    /// The low-power adapter (an integrated GPU when there is one).
     LowPower,
 }
 
 /// How to choose the adapter. `backend` overrides `BORCH_BACKEND` (e.g. "vulkan", "gl").
 #[derive(Debug, Clone, Default)]
 pub struct DeviceOptions {
+    /// Prefer the high-performance or the low-power adapter (wgpu's `PowerPreference`).
     pub power_preference: PowerPreference,
+    /// Ask for wgpu's fallback (software) adapter.
     pub force_fallback_adapter: bool,
+    /// A backend by name ("vulkan", "metal", "dx12", "gl", "webgpu"); `None` reads `BORCH_BACKEND`.
     pub backend: Option<String>,
 }
 
 /// The adapter, described for people: every report line names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AdapterInfo {
+    /// The vendor, lower case ("nvidia", "amd", "intel", "apple", "mesa", "google", ...).
     pub vendor: String,
+    /// The architecture when recognised ("llvmpipe", "swiftshader", "hopper", ...), else "unknown".
     pub architecture: String,
+    /// The device name the driver reports.
     pub device: String,
+    /// The backend ("Vulkan", "Metal", "Dx12", "Gl", "BrowserWebGpu").
     pub backend: String,
+    /// The driver's name and version.
     pub driver: String,
+    /// wgpu's device type ("DiscreteGpu", "IntegratedGpu", "Cpu", ...).
     pub device_type: String,
     /// Judged, not just reported: lavapipe, llvmpipe, SwiftShader, WARP or a CPU device type.
     pub is_software: bool,

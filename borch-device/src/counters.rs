@@ -32,13 +32,17 @@ impl Counters {
 /// Buffers in use by tensors (the pool excluded): "is it leaking".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MemoryStats {
+    /// Buffers alive.
     pub buffers: u64,
+    /// Their bytes (bucketed sizes).
     pub bytes: u64,
 }
 
 /// Buffers held by the pool for reuse: "how much is held".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PoolStats {
+    /// Buffers held.
     pub buffers: u64,
+    /// Their bytes.
     pub bytes: u64,
 }

@@ -46,6 +46,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Device {
     /// Choose an adapter and open a device with the adapter's own limits.
     pub async fn new(options: &DeviceOptions) -> DeviceResult<Device> {
+        crate::runtime_dir::ensure();
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         desc.backends = backends_from(options);
         let instance = wgpu::Instance::new(desc);
@@ -93,14 +94,17 @@ impl Device {
         })
     }
 
+    /// The adapter this device was opened on, described for people.
     pub fn adapter_info(&self) -> &AdapterInfo {
         &self.inner.info
     }
 
+    /// The device's limits (the adapter's own, requested in full).
     pub fn limits(&self) -> &wgpu::Limits {
         &self.inner.limits
     }
 
+    /// The underlying wgpu device.
     pub fn wgpu_device(&self) -> &wgpu::Device {
         &self.inner.device
     }

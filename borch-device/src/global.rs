@@ -17,6 +17,7 @@ pub async fn init(options: &DeviceOptions) -> DeviceResult<Device> {
     Ok(DEFAULT.get_or_init(|| device).clone())
 }
 
+/// Whether the default device has been opened.
 pub fn is_initialized() -> bool {
     DEFAULT.get().is_some()
 }

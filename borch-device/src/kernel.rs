@@ -6,7 +6,9 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// Binding 0 of group 0 is always the kernel's parameters (`var<storage, read> p: array<u32>`);
 /// the buffers passed to a dispatch take bindings 1, 2, … in order.
 pub struct Kernel<'a> {
+    /// The pipeline cache's key: the kernel and its specialisation.
     pub key: &'a str,
+    /// Makes the WGSL source (called once per key, on a cache miss).
     pub source: &'a dyn Fn() -> String,
     /// `false` only where a test proves every index in range: then native targets skip wgpu's
     /// inserted bounds checks. Browsers apply their own robustness regardless.
@@ -15,6 +17,7 @@ pub struct Kernel<'a> {
 
 /// One buffer bound to a dispatch, with the byte range a tensor occupies in it.
 pub struct Binding<'a> {
+    /// The storage buffer.
     pub buffer: &'a wgpu::Buffer,
 }
 

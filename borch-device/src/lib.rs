@@ -1,5 +1,5 @@
-//! borch's WebGPU device: one adapter and device, a size-keyed buffer pool, a pipeline cache,
-//! dispatches batched into one command encoder, and the counters that tests pin.
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
 
 mod adapter;
 mod batch;
@@ -10,6 +10,7 @@ mod global;
 mod kernel;
 mod pool;
 mod readback;
+mod runtime_dir;
 mod trace;
 
 pub use adapter::{AdapterInfo, DeviceOptions, PowerPreference};

@@ -218,6 +218,7 @@ impl PooledBuffer {
         }
     }
 
+    /// The wgpu buffer.
     pub fn buffer(&self) -> &wgpu::Buffer {
         self.buffer.as_ref().expect("buffer present until drop")
     }

@@ -73,6 +73,7 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// An empty trace: the first call with it records.
     pub fn new() -> Trace {
         Trace::default()
     }
@@ -87,6 +88,7 @@ impl Trace {
         self.events.len()
     }
 
+    /// Whether no event has been recorded.
     pub fn is_empty(&self) -> bool {
         self.events.is_empty()
     }
@@ -101,7 +103,10 @@ pub enum TraceOutcome {
     Replayed,
     /// Event `at` did not match (or the call made fewer or more events): from there on the call
     /// ran eagerly and was recorded; the next call replays the new sequence.
-    Diverged { at: usize },
+    Diverged {
+        /// The index of the first event that did not match.
+        at: usize,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

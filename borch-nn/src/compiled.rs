@@ -41,22 +41,27 @@ impl<M: Module> CompiledModule<M> {
             .run(&owned, || self.module.forward_args(inputs))
     }
 
+    /// The module that runs.
     pub fn module(&self) -> &M {
         &self.module
     }
 
+    /// The module that runs, to change (a changed module may diverge from its traces).
     pub fn module_mut(&mut self) -> &mut M {
         &mut self.module
     }
 
+    /// Calls that replayed a recording.
     pub fn replays(&self) -> u64 {
         self.traces().replays()
     }
 
+    /// Calls that recorded.
     pub fn recordings(&self) -> u64 {
         self.traces().recordings()
     }
 
+    /// Calls that diverged from their recording.
     pub fn divergences(&self) -> u64 {
         self.traces().divergences()
     }

@@ -18,9 +18,13 @@ use crate::state_dict::{IncompatibleKeys, StateDict, load_into};
 /// Access to a module as `&dyn Module` and as `Any` (for downcasting a child to its type);
 /// implemented for every module by a blanket impl.
 pub trait AsModule {
+    /// `self` as a `dyn Module`.
     fn as_module(&self) -> &dyn Module;
+    /// `self` as a mutable `dyn Module`.
     fn as_module_mut(&mut self) -> &mut dyn Module;
+    /// `self` as `Any`, to downcast to the concrete module.
     fn as_any(&self) -> &dyn Any;
+    /// `self` as mutable `Any`.
     fn as_any_mut(&mut self) -> &mut dyn Any;
     /// The boxed module as `Box<dyn Any>`, to take a child back as its type.
     fn into_any(self: Box<Self>) -> Box<dyn Any>;

@@ -9,9 +9,12 @@ use borch_tensor::{BorchError, Result, Tensor};
 /// also `"batchmean"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Reduction {
+    /// `'none'`: one loss per element.
     None,
+    /// `'mean'`.
     #[default]
     Mean,
+    /// `'sum'`.
     Sum,
     /// kl_div only: the sum divided by the batch size.
     BatchMean,

@@ -14,6 +14,7 @@ pub struct StateDict {
 }
 
 impl StateDict {
+    /// An empty state dict.
     pub fn new() -> StateDict {
         StateDict::default()
     }
@@ -38,6 +39,7 @@ impl StateDict {
         Some(self.entries.remove(i).1)
     }
 
+    /// Whether `key` is in it.
     pub fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()
     }
@@ -52,10 +54,12 @@ impl StateDict {
         self.entries.iter().map(|(k, v)| (k.as_str(), v))
     }
 
+    /// The number of entries.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether there are no entries.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -90,7 +94,9 @@ impl fmt::Debug for StateDict {
 /// What `load_state_dict` returns (torch's `_IncompatibleKeys`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IncompatibleKeys {
+    /// torch's `missing_keys`: the module's keys the state dict lacks.
     pub missing_keys: Vec<String>,
+    /// torch's `unexpected_keys`: the state dict's keys the module lacks.
     pub unexpected_keys: Vec<String>,
 }
 

@@ -1,9 +1,5 @@
-//! borch-onnx: torch.onnx.export for borch. [`export`] traces one eval forward of a
-//! `borch_nn::Module` through borch-tensor's recording hook (`op_trace`) and writes an ONNX
-//! model (opset 17, IR version 8) with prost over the ONNX schema (`proto/onnx.proto`): the
-//! parameters and buffers as initializers under their dotted names, node names under their
-//! module paths, and a dynamic batch axis by default. An op that cannot be exported is an error
-//! naming the op and the module. See `docs/onnx.md`.
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
 
 mod export;
 mod graph;

@@ -23,7 +23,9 @@ pub type Options = BTreeMap<String, Value>;
 /// torch's `params`: a list of tensors, or of param groups (each its tensors and its entries).
 #[derive(Clone)]
 pub enum Params {
+    /// A list of tensors: one param group with the constructor's options.
     Tensors(Vec<Tensor>),
+    /// Param groups: each group's tensors and its own entries (torch's `[{"params": ..., "lr": ...}]`).
     Groups(Vec<(Vec<Tensor>, Options)>),
 }
 

@@ -11,17 +11,24 @@ use crate::value::Value;
 /// AdamW), or none (Adagrad).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MomentumKind {
+    /// Nothing to cycle (Adagrad and the like).
     None,
+    /// The `momentum` option (SGD, RMSprop).
     Momentum,
+    /// `betas[0]` (Adam, AdamW and the like).
     Beta1,
 }
 
 /// What `declare_options!` writes for an options struct: its map, read back, its `lr` and its
 /// option list, so `Hyper`'s own methods default to them.
 pub trait Declared: Sized {
+    /// The options as a `param_groups` entry's map, by torch's names.
     fn declared_map(&self) -> BTreeMap<String, Value>;
+    /// The options read back from such a map (missing keys take torch's defaults).
     fn declared_read(map: &BTreeMap<String, Value>) -> Result<Self>;
+    /// The `lr` option.
     fn declared_lr(&self) -> f64;
+    /// Set the `lr` option.
     fn declared_set_lr(&mut self, lr: f64);
     /// torch's keywords with their kinds and defaults, in torch's order.
     fn specs() -> Vec<crate::options::OptionSpec>;
@@ -39,9 +46,11 @@ pub trait Hyper: Declared + Clone + std::fmt::Debug + 'static {
     /// only when False).
     const FLAGS: &'static [(&'static str, &'static str)] = &[];
 
+    /// The `lr` option.
     fn lr(&self) -> f64 {
         self.declared_lr()
     }
+    /// Set the `lr` option (what schedulers do).
     fn set_lr(&mut self, lr: f64) {
         self.declared_set_lr(lr)
     }
@@ -49,6 +58,7 @@ pub trait Hyper: Declared + Clone + std::fmt::Debug + 'static {
     fn momentum(&self) -> Option<f64> {
         None
     }
+    /// Set `momentum` or `betas[0]`, per `MOMENTUM` (nothing for `MomentumKind::None`).
     fn set_momentum(&mut self, _momentum: f64) {}
     /// torch's constructor checks (`ValueError: Invalid learning rate: -1.0`, …).
     fn validate(&self) -> Result<()>;
@@ -79,8 +89,11 @@ pub trait Hyper: Declared + Clone + std::fmt::Debug + 'static {
 /// dict (`initial_lr`, `max_lr`, `min_lr`, `max_momentum`, `base_momentum`).
 #[derive(Clone)]
 pub struct ParamGroup<H> {
+    /// The group's parameters.
     pub params: Vec<Tensor>,
+    /// The group's options.
     pub options: H,
+    /// The entries schedulers add, by torch's names.
     pub extra: BTreeMap<String, f64>,
 }
 

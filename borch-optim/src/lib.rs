@@ -1,26 +1,5 @@
-//! borch's optimizers and learning-rate schedulers, shaped like `torch.optim`.
-//!
-//! Each optimizer step runs one fused WGSL kernel per parameter that reads the parameter, its
-//! gradient and its state and writes the parameter and the state in place; the numerics follow
-//! torch's single-tensor (`foreach=False`) implementations, with host scalars (learning rate, bias
-//! corrections) computed in f64 as torch's Python does and passed to the kernel as f32.
-//!
-//! ```no_run
-//! use borch_optim::lr_scheduler::{LRScheduler, StepLR};
-//! use borch_optim::{Adam, AdamOptions, Optimizer};
-//! # fn main() -> borch_tensor::Result<()> {
-//! let w = borch_tensor::randn(&[4, 3], None)?;
-//! let mut opt = Adam::new(vec![w.clone()], AdamOptions::new(1e-2))?;
-//! let mut sched = StepLR::new(&mut opt, 10, 0.5)?;
-//! for _ in 0..30 {
-//!     opt.zero_grad(true)?;
-//!     w.set_grad(Some(w.ones_like()?)); // the backward pass sets this
-//!     opt.step()?; // one fused kernel per parameter
-//!     sched.step(&mut opt)?;
-//! }
-//! # Ok(())
-//! # }
-//! ```
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
 
 mod adadelta;
 mod adafactor;

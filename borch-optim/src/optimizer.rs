@@ -59,7 +59,9 @@ pub trait Optimizer {
 
 /// torch's `Optimizer` for the algorithm whose options are `H` (see the aliases `SGD`, `Adam`, …).
 pub struct Optim<H: Hyper> {
+    /// torch's `defaults`: the constructor's options, which groups added later start from.
     pub defaults: H,
+    /// torch's `param_groups`.
     pub param_groups: Vec<ParamGroup<H>>,
     state: HashMap<u64, ParamState>,
 }

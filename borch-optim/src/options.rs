@@ -27,8 +27,11 @@ use crate::value::{Reader, Value};
 /// catalog's signature syntax (`Float`, `Floats`, `Int`, `Bool`, `Str`) and torch's default.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OptionSpec {
+    /// torch's keyword (`"lr"`, `"betas"`, ...).
     pub name: &'static str,
+    /// Its kind in the signature syntax (`"Float"`, `"Floats"`, ...).
     pub kind: &'static str,
+    /// torch's default.
     pub default: Value,
 }
 
@@ -130,9 +133,11 @@ macro_rules! declare_options {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq)]
         $vis struct $name {
+            #[doc = concat!("torch's `lr`, the learning rate (default `", stringify!($lr), "`).")]
             pub lr: f64,
             $(
                 $(#[$fmeta])*
+                #[doc = concat!("torch's `", stringify!($field), "` (default `", stringify!($default), "`).")]
                 pub $field: $ty,
             )*
         }

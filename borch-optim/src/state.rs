@@ -13,13 +13,16 @@ use crate::value::Value;
 /// it.
 #[derive(Clone)]
 pub enum StateValue {
+    /// A tensor entry (`exp_avg`, `momentum_buffer`, ...).
     Tensor(Tensor),
+    /// A float32 scalar entry (`step`, ...), as the f64 of its float32 value.
     Step(f64),
 }
 
 /// The state torch keeps for one parameter (`optimizer.state[p]`).
 #[derive(Clone, Default)]
 pub struct ParamState {
+    /// The entries by torch's names (`step`, `exp_avg`, ...).
     pub entries: BTreeMap<String, StateValue>,
 }
 
@@ -64,6 +67,7 @@ impl ParamState {
         self.entries.insert(key.into(), StateValue::Tensor(t));
     }
 
+    /// Whether no entry has been made (the parameter has not been stepped).
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -72,7 +76,9 @@ impl ParamState {
 /// One packed param group of a state dict: its options and the indices of its parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GroupState {
+    /// The group's entries by torch's names (`lr`, `betas`, ...).
     pub options: BTreeMap<String, Value>,
+    /// torch's `params`: the indices of the group's parameters, counted across groups.
     pub params: Vec<usize>,
 }
 
@@ -80,7 +86,9 @@ pub struct GroupState {
 /// `load_state_dict` copies them.
 #[derive(Clone, Default)]
 pub struct StateDict {
+    /// torch's `state`: each stepped parameter's state by its index.
     pub state: BTreeMap<usize, ParamState>,
+    /// torch's `param_groups`.
     pub param_groups: Vec<GroupState>,
 }
 

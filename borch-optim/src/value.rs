@@ -6,13 +6,19 @@ use borch_tensor::{BorchError, Result};
 /// One value of a torch dict: a number, a flag, a tuple such as `betas`, or a string (`mode`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
+    /// A Python float.
     Float(f64),
+    /// A Python int.
     Int(i64),
+    /// A Python bool.
     Bool(bool),
+    /// A Python str (`mode="min"`).
     Str(String),
+    /// A Python list or tuple (`betas`).
     List(Vec<Value>),
     /// A nested dict (the child schedulers' state of SequentialLR and ChainedScheduler).
     Dict(std::collections::BTreeMap<String, Value>),
+    /// Python's `None`.
     None,
 }
 

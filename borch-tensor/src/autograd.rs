@@ -24,32 +24,51 @@ pub enum ViewOp {
     Expand,
     /// narrow and stepped slicing along `dim`.
     Slice {
+        /// The dim.
         dim: usize,
+        /// The first index kept.
         start: usize,
+        /// The step between kept indices.
         step: usize,
     },
     /// select: `dim` removed at `index`.
-    Select { dim: usize, index: usize },
+    Select {
+        /// The dim.
+        dim: usize,
+        /// The index.
+        index: usize,
+    },
 }
 
 /// Reductions over `dims` (sorted, wrapped; every dim when the input is reduced whole).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReduceOp {
+    /// sum.
     Sum,
+    /// mean.
     Mean,
+    /// prod.
     Prod,
     /// amax: the gradient is shared evenly among ties.
     Amax,
+    /// amin: the gradient is shared evenly among ties.
     Amin,
     /// max() of every element: shared among ties, or among the NaNs when the result is NaN.
     Max,
+    /// min() of every element: shared among ties, or among the NaNs when the result is NaN.
     Min,
+    /// logsumexp.
     LogSumExp,
+    /// norm with order `p` (`vector_norm`'s `ord`).
     Norm(f64),
+    /// var with torch's `correction`.
     Var {
+        /// torch's `correction` (1 is Bessel's).
         correction: f64,
     },
+    /// std with torch's `correction`.
     Std {
+        /// torch's `correction` (1 is Bessel's).
         correction: f64,
     },
 }
@@ -57,9 +76,13 @@ pub enum ReduceOp {
 /// Ops along one dim whose output has the input's shape.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AlongOp {
+    /// softmax.
     Softmax,
+    /// log_softmax.
     LogSoftmax,
+    /// cumsum.
     Cumsum,
+    /// cumprod.
     Cumprod,
 }
 
@@ -68,75 +91,111 @@ pub enum AlongOp {
 pub enum ShapeOp {
     /// cat along `dim`; inputs in order.
     Cat {
+        /// The dim.
         dim: usize,
     },
     /// stack along `dim`.
     Stack {
+        /// The dim.
         dim: usize,
     },
+    /// flip of `dims`.
     Flip {
+        /// The dims.
         dims: Vec<usize>,
     },
+    /// roll by `shifts` along `dims`.
     Roll {
+        /// The shift of each dim.
         shifts: Vec<isize>,
+        /// The dims.
         dims: Vec<usize>,
     },
     /// repeat (and tile) by `sizes`, aligned to the output's dims.
     Repeat {
+        /// The repeats of each output dim.
         sizes: Vec<usize>,
     },
+    /// index_select along `dim`.
     IndexSelect {
+        /// The dim.
         dim: usize,
+        /// The index tensor.
         index: Tensor,
     },
+    /// gather along `dim`.
     Gather {
+        /// The dim.
         dim: usize,
+        /// The index tensor.
         index: Tensor,
     },
+    /// take of the flattened input.
     Take {
+        /// The index tensor.
         index: Tensor,
     },
     /// scatter of a tensor source (inputs: self, src) or of a value (inputs: self).
     Scatter {
+        /// The dim.
         dim: usize,
+        /// The index tensor.
         index: Tensor,
     },
+    /// scatter_add along `dim` (inputs: self, src).
     ScatterAdd {
+        /// The dim.
         dim: usize,
+        /// The index tensor.
         index: Tensor,
     },
+    /// index_add along `dim` (inputs: self, source).
     IndexAdd {
+        /// The dim.
         dim: usize,
+        /// The index tensor.
         index: Tensor,
+        /// torch's `alpha`: the source's factor.
         alpha: f64,
     },
+    /// tril with `diagonal`.
     Tril {
+        /// torch's `diagonal`.
         diagonal: isize,
     },
+    /// triu with `diagonal`.
     Triu {
+        /// torch's `diagonal`.
         diagonal: isize,
     },
     /// Values picked along `dim` by `indices` (max/min with dim, sort, topk, kthvalue); the
     /// indices have the output's shape, or that shape with `dim` kept when `keepdim` is false.
     TakeAlong {
+        /// The dim.
         dim: usize,
+        /// The picked indices.
         indices: Tensor,
+        /// torch's `keepdim`.
         keepdim: bool,
     },
     /// The windows of planes laid out as columns (convolution, pooling); see `Tensor::im2col`.
     Im2col {
+        /// The window geometry.
         window: Window2d,
     },
     /// Columns summed back into planes; see `Tensor::col2im`.
     Col2im {
+        /// The window geometry.
         window: Window2d,
     },
     /// The windows of volumes laid out as columns; see `Tensor::im2col`.
     Im2col3d {
+        /// The window geometry.
         window: crate::ops::unfold::Window3d,
     },
     /// Columns summed back into volumes; see `Tensor::col2im`.
     Col2im3d {
+        /// The window geometry.
         window: crate::ops::unfold::Window3d,
     },
 }
@@ -175,11 +234,17 @@ pub enum MatmulOp {
     /// (b, n, k) @ (b, k, m).
     Bmm,
     /// beta * input + alpha * (mat1 @ mat2); inputs: input, mat1, mat2.
-    Addmm { beta: f64, alpha: f64 },
+    Addmm {
+        /// torch's `beta`: the input's factor.
+        beta: f64,
+        /// torch's `alpha`: the product's factor.
+        alpha: f64,
+    },
 }
 
 /// A user-defined backward (torch's `autograd.Function`).
 pub trait BackwardFn: Send + Sync {
+    /// The name the node reports.
     fn name(&self) -> &str;
     /// Gradients for each input given the gradient of the output.
     fn backward(&self, grad_output: &Tensor) -> Result<Vec<Option<Tensor>>>;
@@ -197,27 +262,41 @@ pub trait BackwardFn: Send + Sync {
 pub enum Op {
     /// An elementwise op of the table with its scalar parameters.
     Map {
+        /// The op.
         op: &'static MapOp,
+        /// Its scalar parameters (`alpha`, `min`, ...).
         params: Vec<f64>,
     },
+    /// A view (no copy).
     View(ViewOp),
     /// to(dtype), contiguous(), clone(): the gradient passes through (as float).
     Identity,
+    /// A reduction over `dims`.
     Reduce {
+        /// The op.
         op: ReduceOp,
+        /// The reduced dims (sorted, wrapped).
         dims: Vec<usize>,
+        /// torch's `keepdim`.
         keepdim: bool,
     },
+    /// An op along `dim` keeping the input's shape.
     Along {
+        /// The op.
         op: AlongOp,
+        /// The dim.
         dim: usize,
     },
+    /// A shape or indexing op.
     Shape(ShapeOp),
+    /// A matrix product.
     Matmul(MatmulOp),
+    /// A user-defined function (torch's `autograd.Function`).
     Custom(Arc<dyn BackwardFn>),
 }
 
 impl Op {
+    /// The op's name (`add`, `reshape`, `sum`, a custom function's name).
     pub fn name(&self) -> String {
         match self {
             Op::Map { op, .. } => op.name.to_string(),
@@ -242,7 +321,9 @@ impl Op {
 /// One recorded op: its inputs (tensors or scalars), a detached alias of its output, and whether
 /// the saved values were freed by a backward pass without `retain_graph`.
 pub struct Node {
+    /// The op that recorded the node.
     pub op: Op,
+    /// Its inputs: tensors (aliases of the values it read) or scalars.
     pub inputs: Vec<Operand>,
     output: Tensor,
     freed: AtomicBool,
@@ -256,6 +337,7 @@ pub struct Node {
     pub input_nodes: Vec<Option<Arc<Node>>>,
 }
 
+/// torch's message for a backward through freed saved values.
 pub const FREED_MESSAGE: &str = "Trying to backward through the graph a second time (or \
 directly access saved tensors after they have already been freed). Saved intermediate values of \
 the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if \
@@ -297,6 +379,7 @@ impl Node {
             Operand::Scalar(_) => runtime("internal: saved input is a scalar"),
         }
     }
+    /// The output's shape.
     pub fn output_shape(&self) -> &[usize] {
         self.output.shape()
     }
@@ -308,6 +391,7 @@ impl Node {
         }
         Ok(())
     }
+    /// Free the saved values (a backward without `retain_graph` does).
     pub fn free_saved(&self) {
         self.freed.store(true, Ordering::Relaxed);
     }
@@ -316,10 +400,15 @@ impl Node {
 /// Autograd state of one tensor object.
 #[derive(Default)]
 pub struct AutogradMeta {
+    /// torch's `requires_grad`.
     pub requires_grad: bool,
+    /// torch's `grad`: the accumulated gradient.
     pub grad: Option<Tensor>,
+    /// torch's `retains_grad`: a non-leaf that keeps its `grad`.
     pub retains_grad: bool,
+    /// torch's `grad_fn`: the node that made the tensor (`None` for a leaf).
     pub node: Option<Arc<Node>>,
+    /// The hooks `register_hook` added, called in order.
     pub hooks: Vec<Arc<GradHook>>,
 }
 
@@ -482,6 +571,7 @@ impl Tensor {
         Ok(())
     }
 
+    /// torch's `retains_grad`.
     pub fn retains_grad(&self) -> bool {
         self.autograd().retains_grad
     }
@@ -497,6 +587,7 @@ impl Tensor {
         Ok(())
     }
 
+    /// The hooks registered on this tensor.
     pub fn hooks(&self) -> Vec<Arc<GradHook>> {
         self.autograd().hooks.clone()
     }

@@ -36,6 +36,7 @@ pub struct Traces {
 }
 
 impl Traces {
+    /// No traces yet: the first call of each signature records.
     pub fn new() -> Traces {
         Traces::default()
     }
@@ -151,18 +152,22 @@ impl<F> Compiled<F> {
         self.traces.run(inputs, || f(inputs))
     }
 
+    /// The traces, one per input signature.
     pub fn traces(&self) -> &Traces {
         &self.traces
     }
 
+    /// Calls that replayed a recording.
     pub fn replays(&self) -> u64 {
         self.traces.replays()
     }
 
+    /// Calls that recorded (first calls of a signature, and calls after a divergence).
     pub fn recordings(&self) -> u64 {
         self.traces.recordings()
     }
 
+    /// Calls that diverged from their recording and ran eagerly from there.
     pub fn divergences(&self) -> u64 {
         self.traces.divergences()
     }

@@ -6,8 +6,11 @@ use std::fmt;
 /// The order is torch's promotion order of categories: bool < integer < floating.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
+    /// `torch.bool`, stored as u32 0/1.
     Bool,
+    /// `torch.int64`, stored as i32 (values outside i32 are refused).
     Int64,
+    /// `torch.float32`, the default dtype.
     Float32,
 }
 
@@ -44,6 +47,13 @@ impl DType {
         }
     }
 
+    /// Every dtype borch has, in promotion order.
+    pub const ALL: [DType; 3] = [DType::Bool, DType::Int64, DType::Float32];
+
+    /// The dtypes borch has, as a message says them: "float32, int64 and bool".
+    pub const LIST: &'static str = "float32, int64 and bool";
+
+    /// The dtype for torch's name (`"float32"`, `"torch.int64"`, `"long"`, `"bool"`, ...).
     pub fn from_name(name: &str) -> Option<DType> {
         match name.trim_start_matches("torch.") {
             "float32" | "float" => Some(DType::Float32),
@@ -62,6 +72,7 @@ impl DType {
         }
     }
 
+    /// Whether this is a floating-point dtype (torch's `is_floating_point`).
     pub fn is_float(self) -> bool {
         self == DType::Float32
     }
@@ -71,6 +82,7 @@ impl DType {
         self.max(other)
     }
 
+    /// Bytes of one stored element: every dtype is stored in 32 bits.
     pub const SIZE_BYTES: usize = 4;
 }
 

@@ -26,6 +26,7 @@ pub enum BorchError {
     /// A tensor used after its scope released it.
     #[error("{0}")]
     Released(String),
+    /// An error of the device below (no adapter, a GPU error, a failed readback).
     #[error(transparent)]
     Device(#[from] DeviceError),
 }
@@ -33,17 +34,26 @@ pub enum BorchError {
 /// The exception class a binding should raise for an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
+    /// `RuntimeError`.
     Runtime,
+    /// `IndexError`.
     Index,
+    /// `KeyError`.
     Key,
+    /// `TypeError`.
     Type,
+    /// `ValueError`.
     Value,
+    /// `NotImplementedError`.
     NotImplemented,
+    /// A tensor used after its scope released it.
     Released,
+    /// An error of the device.
     Device,
 }
 
 impl BorchError {
+    /// The exception class of this error.
     pub fn kind(&self) -> ErrorKind {
         match self {
             BorchError::Runtime(_) => ErrorKind::Runtime,
@@ -58,6 +68,7 @@ impl BorchError {
     }
 }
 
+/// borch's result: `BorchError` by default.
 pub type Result<T, E = BorchError> = std::result::Result<T, E>;
 
 pub(crate) fn runtime<T>(msg: impl Into<String>) -> Result<T> {

@@ -8,8 +8,11 @@ use crate::tensor::{Storage, Tensor, device};
 
 /// A host element type that tensors can be made from and read into.
 pub trait Element: Copy + std::fmt::Debug + 'static {
+    /// The dtype of a tensor made from this type.
     const DTYPE: DType;
+    /// The value as a scalar.
     fn to_scalar(self) -> Scalar;
+    /// The value of a scalar read back (float to int truncates; nonzero is true).
     fn from_scalar(s: Scalar) -> Self;
 }
 
@@ -64,8 +67,11 @@ impl Element for bool {
 
 /// Nested arrays, slices and vectors of elements, with their shape.
 pub trait NdData {
+    /// The element type.
     type Elem: Element;
+    /// The shape (a ragged nesting is refused by `push_to`).
     fn shape(&self) -> Vec<usize>;
+    /// Append the elements in row-major order.
     fn push_to(&self, out: &mut Vec<Self::Elem>) -> Result<()>;
 }
 
@@ -134,12 +140,16 @@ impl<T: NdData, const N: usize> NdData for [T; N] {
 /// Host values of any dtype, flat, in row-major order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostData {
+    /// float32 values.
     F32(Vec<f32>),
+    /// int64 values.
     I64(Vec<i64>),
+    /// bool values.
     Bool(Vec<bool>),
 }
 
 impl HostData {
+    /// The dtype of the values.
     pub fn dtype(&self) -> DType {
         match self {
             HostData::F32(_) => DType::Float32,
@@ -147,6 +157,7 @@ impl HostData {
             HostData::Bool(_) => DType::Bool,
         }
     }
+    /// The number of values.
     pub fn len(&self) -> usize {
         match self {
             HostData::F32(v) => v.len(),
@@ -154,6 +165,7 @@ impl HostData {
             HostData::Bool(v) => v.len(),
         }
     }
+    /// Whether there are no values.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

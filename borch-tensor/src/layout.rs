@@ -5,11 +5,15 @@ use crate::error::{Result, index_err, runtime};
 /// as a user-visible view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
+    /// The size of each dim.
     pub shape: Vec<usize>,
+    /// Elements between neighbours along each dim.
     pub strides: Vec<isize>,
+    /// The first element's index in the storage.
     pub offset: usize,
 }
 
+/// Row-major strides for `shape` (a size-0 dim counts as 1, as in torch).
 pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     let mut strides = vec![0isize; shape.len()];
     let mut acc = 1isize;
@@ -20,11 +24,13 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     strides
 }
 
+/// The number of elements of `shape`.
 pub fn numel(shape: &[usize]) -> usize {
     shape.iter().product()
 }
 
 impl Layout {
+    /// A row-major layout of `shape` at offset 0.
     pub fn contiguous(shape: &[usize]) -> Layout {
         Layout {
             shape: shape.to_vec(),
@@ -33,10 +39,12 @@ impl Layout {
         }
     }
 
+    /// The number of elements.
     pub fn numel(&self) -> usize {
         numel(&self.shape)
     }
 
+    /// The number of dims.
     pub fn rank(&self) -> usize {
         self.shape.len()
     }

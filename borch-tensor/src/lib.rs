@@ -1,5 +1,5 @@
-//! borch's tensors: torch's semantics (layouts and views, broadcasting, type promotion, error
-//! wording) over WGSL kernels that run natively through wgpu and in browsers.
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
 
 pub mod api;
 pub mod autograd;

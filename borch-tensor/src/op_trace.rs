@@ -16,29 +16,42 @@ use crate::tensor::Tensor;
 /// An attribute of a reported op.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Attr {
+    /// An int.
     Int(i64),
+    /// A list of ints.
     Ints(Vec<i64>),
+    /// A float.
     Float(f64),
+    /// A list of floats.
     Floats(Vec<f64>),
+    /// A bool.
     Bool(bool),
+    /// A string.
     Str(String),
 }
 
 /// One reported op. `op` is the autograd op for primitives, `None` for a [`Span`]'s report;
 /// `None` among the inputs is an optional input not given (a convolution without bias).
 pub struct TracedOp<'a> {
+    /// torch's name of the op.
     pub name: &'a str,
+    /// The autograd op, for primitives.
     pub op: Option<&'a Op>,
+    /// The inputs in torch's order.
     pub inputs: &'a [Option<Operand>],
+    /// The attributes by torch's argument names.
     pub attrs: &'a [(&'static str, Attr)],
+    /// The output.
     pub output: &'a Tensor,
 }
 
 /// What an exporter installs for one traced call.
 pub trait Tracer {
+    /// One op ran.
     fn op(&mut self, op: TracedOp<'_>);
     /// A module (identified by the address of its `dyn Module` data) starts its forward.
     fn enter_module(&mut self, module: usize);
+    /// The module that started last ends its forward.
     fn exit_module(&mut self);
 }
 
@@ -173,6 +186,8 @@ pub struct ModuleScope {
     open: bool,
 }
 
+/// Report that `module` (the address of its `dyn Module` data) starts its forward; dropping
+/// the guard reports its end.
 pub fn enter_module(module: usize) -> ModuleScope {
     let open = reporting();
     if open {

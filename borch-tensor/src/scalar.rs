@@ -5,12 +5,16 @@ use crate::error::{Result, runtime};
 /// the result's category (int tensor + 2.5 is float) but never its width.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scalar {
+    /// A Python float.
     Float(f64),
+    /// A Python int.
     Int(i64),
+    /// A Python bool.
     Bool(bool),
 }
 
 impl Scalar {
+    /// The dtype of its category: float32, int64 or bool.
     pub fn dtype(self) -> DType {
         match self {
             Scalar::Float(_) => DType::Float32,
@@ -19,6 +23,7 @@ impl Scalar {
         }
     }
 
+    /// The value as f64 (true is 1.0).
     pub fn to_f64(self) -> f64 {
         match self {
             Scalar::Float(v) => v,
@@ -86,7 +91,9 @@ impl From<bool> for Scalar {
 /// The right-hand side of a binary op: a tensor or a Python-like number.
 #[derive(Debug, Clone)]
 pub enum Operand {
+    /// A tensor.
     Tensor(crate::Tensor),
+    /// A number.
     Scalar(Scalar),
 }
 

@@ -70,6 +70,7 @@ impl Tensor {
         self.inner.id
     }
 
+    /// torch's `shape`: the size of each dim.
     pub fn shape(&self) -> &[usize] {
         &self.inner.layout.shape
     }
@@ -85,14 +86,17 @@ impl Tensor {
         Ok(self.shape()[crate::layout::wrap_dim(dim, self.dim())?])
     }
 
+    /// torch's `stride()`: elements between neighbours along each dim.
     pub fn stride(&self) -> Vec<isize> {
         self.inner.layout.strides.clone()
     }
 
+    /// torch's `storage_offset()`: where the first element sits in the storage, in elements.
     pub fn storage_offset(&self) -> usize {
         self.inner.layout.offset
     }
 
+    /// torch's `dtype`.
     pub fn dtype(&self) -> DType {
         self.inner.dtype
     }
@@ -102,18 +106,22 @@ impl Tensor {
         self.inner.layout.rank()
     }
 
+    /// torch's `numel()`: the number of elements.
     pub fn numel(&self) -> usize {
         self.inner.layout.numel()
     }
 
+    /// torch's `is_contiguous()`.
     pub fn is_contiguous(&self) -> bool {
         self.inner.layout.is_contiguous()
     }
 
+    /// The shape, strides and offset.
     pub fn layout(&self) -> &Layout {
         &self.inner.layout
     }
 
+    /// The device holding the storage.
     pub fn device(&self) -> &Device {
         &self.inner.storage.device
     }

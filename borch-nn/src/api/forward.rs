@@ -97,6 +97,7 @@ impl ForwardSignature {
 /// A forward's result type, parsed from [`ForwardSignature::returns`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ForwardType {
+    /// `Tensor`: a tensor.
     Tensor,
     /// `T?`: the value or None.
     Optional(Box<ForwardType>),

@@ -1,7 +1,7 @@
-//! `torch.nn.functional` as a catalog that bindings forward to: each function of [`functional`]
-//! by torch's name, with torch's parameters, order and defaults, built from the core's
-//! [`Entry`]s and bound by the core's binder (`borch_tensor::api::call_in`), so a binding keeps
-//! no second list and computes nothing itself.
+//! `torch.nn.functional` as a catalog that bindings forward to: each function of
+//! [`functional`](crate::functional) by torch's name, with torch's parameters, order and
+//! defaults, built from the core's [`Entry`]s and bound by the core's binder
+//! (`borch_tensor::api::call_in`), so a binding keeps no second list and computes nothing itself.
 
 use std::sync::OnceLock;
 

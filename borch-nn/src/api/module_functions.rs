@@ -29,6 +29,7 @@ pub enum ModuleBody {
 
 /// One function of a catalog.
 pub struct ModuleFunction {
+    /// torch's name (`"clip_grad_norm_"`).
     pub name: &'static str,
     /// torch's signature, module parameters typed `Module` (`Module = None` when optional).
     pub signature: &'static str,
@@ -36,12 +37,15 @@ pub struct ModuleFunction {
     pub modules: Vec<ModuleParam>,
     /// The other parameters, in torch's order, as the binder takes them.
     pub entry: Entry,
+    /// What the call does.
     pub body: ModuleBody,
 }
 
 /// What a call gives back.
 pub enum Output {
+    /// A module (`fuse_conv_bn_eval` and the like).
     Module(Box<dyn Module>),
+    /// A value (a tensor, a number, a list).
     Value(Value),
 }
 

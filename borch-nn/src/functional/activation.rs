@@ -8,6 +8,7 @@ use super::pointwise;
 
 /// The `alpha` and `scale` of torch's SELU.
 pub const SELU_ALPHA: f64 = 1.673_263_242_354_377_3;
+/// SELU's `scale` (torch's constant).
 pub const SELU_SCALE: f64 = 1.050_700_987_355_480_5;
 
 /// torch's `F.relu`.

@@ -20,10 +20,13 @@ pub struct Sdpa<'a> {
     /// A bool mask (true: takes part) or a float mask added to the scores, broadcast to
     /// `(…, L, S)`.
     pub attn_mask: Option<&'a Tensor>,
+    /// torch's `dropout_p`: the attention dropout probability.
     pub dropout_p: f64,
+    /// torch's `is_causal`: a causal mask is applied.
     pub is_causal: bool,
     /// `None`: `1 / sqrt(E)`.
     pub scale: Option<f64>,
+    /// torch's `enable_gqa`: grouped-query attention.
     pub enable_gqa: bool,
 }
 

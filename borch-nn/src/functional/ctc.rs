@@ -177,7 +177,9 @@ impl Function for CtcLoss {
 
 /// A length argument: a tensor, or a list of ints (torch takes both).
 pub enum Lengths {
+    /// A tensor of lengths.
     Tensor(Tensor),
+    /// A list of lengths.
     Ints(Vec<i64>),
 }
 

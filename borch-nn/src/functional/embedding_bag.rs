@@ -27,8 +27,11 @@ fn indices_of(t: &Tensor) -> Result<()> {
 /// How a bag reduces its rows (torch's `mode=`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BagMode {
+    /// `'sum'`.
     Sum,
+    /// `'mean'` (torch's default).
     Mean,
+    /// `'max'`.
     Max,
 }
 
@@ -43,6 +46,7 @@ impl BagMode {
         }
     }
 
+    /// torch's name of the mode.
     pub fn as_str(self) -> &'static str {
         match self {
             BagMode::Sum => "sum",

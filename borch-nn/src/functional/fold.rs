@@ -28,6 +28,7 @@ pub struct Blocks {
 }
 
 impl Blocks {
+    /// The block geometry, with torch's checks (two values each).
     pub fn new(
         kernel_size: &[usize],
         dilation: &[usize],

@@ -11,19 +11,31 @@ use super::linear::linear;
 
 /// The weights of one multi-head attention (borrowed from `nn.MultiheadAttention`).
 pub struct MhaWeights<'a> {
+    /// torch's `embed_dim`.
     pub embed_dim: usize,
+    /// torch's `num_heads`.
     pub num_heads: usize,
     /// `(3E, E)`, or `None` with the three separate projections below.
     pub in_proj_weight: Option<&'a Tensor>,
+    /// torch's `q_proj_weight` (when key or value have other sizes).
     pub q_proj_weight: Option<&'a Tensor>,
+    /// torch's `k_proj_weight` (when key or value have other sizes).
     pub k_proj_weight: Option<&'a Tensor>,
+    /// torch's `v_proj_weight` (when key or value have other sizes).
     pub v_proj_weight: Option<&'a Tensor>,
+    /// torch's `in_proj_bias`.
     pub in_proj_bias: Option<&'a Tensor>,
+    /// torch's `bias_k` (with `add_bias_kv`).
     pub bias_k: Option<&'a Tensor>,
+    /// torch's `bias_v` (with `add_bias_kv`).
     pub bias_v: Option<&'a Tensor>,
+    /// torch's `add_zero_attn`: a batch of zeros appended to key and value.
     pub add_zero_attn: bool,
+    /// torch's `dropout_p`.
     pub dropout_p: f64,
+    /// torch's `out_proj_weight`.
     pub out_proj_weight: &'a Tensor,
+    /// torch's `out_proj_bias`.
     pub out_proj_bias: Option<&'a Tensor>,
 }
 
@@ -31,11 +43,17 @@ pub struct MhaWeights<'a> {
 /// `average_attn_weights`, which torch defaults to true.
 #[derive(Clone, Copy, Debug)]
 pub struct MhaOptions<'a> {
+    /// torch's `training`: dropout is applied.
     pub training: bool,
+    /// torch's `key_padding_mask`: keys to ignore, per batch element.
     pub key_padding_mask: Option<&'a Tensor>,
+    /// torch's `need_weights`: also return the attention weights.
     pub need_weights: bool,
+    /// torch's `attn_mask`.
     pub attn_mask: Option<&'a Tensor>,
+    /// torch's `average_attn_weights`: average the weights over heads.
     pub average_attn_weights: bool,
+    /// torch's `is_causal`: a causal mask is applied.
     pub is_causal: bool,
 }
 

@@ -13,7 +13,9 @@ use borch_tensor::{BatchNormMomentum, BorchError, DType, HostData, Result, Tenso
 /// average `1 / num_batches_tracked` (`momentum=None` in the modules).
 #[derive(Clone, Copy)]
 pub enum Momentum<'a> {
+    /// torch's `momentum`.
     Value(f64),
+    /// `momentum=None`: the cumulative average over `num_batches_tracked`.
     Cumulative(&'a Tensor),
 }
 

@@ -10,9 +10,13 @@ use borch_tensor::{BorchError, HostData, Result, Tensor, cat, full};
 /// torch's padding modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PadMode {
+    /// `'constant'`: a fill value.
     Constant,
+    /// `'reflect'`: the input mirrored without its edge.
     Reflect,
+    /// `'replicate'`: the edge repeated.
     Replicate,
+    /// `'circular'`: the input wrapped around.
     Circular,
 }
 

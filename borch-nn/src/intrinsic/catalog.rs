@@ -22,6 +22,7 @@ pub type FusedBuilder = fn(Vec<Box<dyn Module>>) -> Box<dyn Module>;
 
 /// One class of `nn.intrinsic`.
 pub struct FusedClass {
+    /// torch's class name (`"ConvReLU2d"`).
     pub name: &'static str,
     /// torch's module parameters, in order (`["conv", "bn", "relu"]`).
     pub modules: &'static [&'static str],
@@ -30,6 +31,7 @@ pub struct FusedClass {
     pub functions: &'static [(&'static str, usize)],
     /// The class names each module argument must have.
     pub types: &'static [&'static str],
+    /// Builds the fused module.
     pub build: FusedBuilder,
 }
 

@@ -20,10 +20,15 @@ use crate::{BatchNorm2d, Conv2d};
 
 /// The BatchNorm tensors a fold reads (a `_BatchNorm` with running statistics).
 pub struct BnParts<'a> {
+    /// torch's `running_mean` buffer.
     pub running_mean: &'a Tensor,
+    /// torch's `running_var` buffer.
     pub running_var: &'a Tensor,
+    /// The BatchNorm's `eps`.
     pub eps: f64,
+    /// The BatchNorm's `weight` (`None` without `affine`).
     pub weight: Option<&'a Tensor>,
+    /// The BatchNorm's `bias` (`None` without `affine`).
     pub bias: Option<&'a Tensor>,
 }
 
@@ -47,6 +52,7 @@ pub struct FoldCache {
 }
 
 impl FoldCache {
+    /// An empty cache.
     pub fn new() -> FoldCache {
         FoldCache::default()
     }

@@ -22,7 +22,7 @@ macro_rules! fused_module {
     ) => {
         $(#[$doc])*
         pub struct $name {
-            $(pub $field: $ty,)+
+            $(#[doc = concat!("torch's child `", $child, "`.")] pub $field: $ty,)+
             $($($efield: $ety,)*)?
             training: bool,
         }
@@ -255,6 +255,7 @@ fn two<'a>(name: &str, inputs: &[&'a Tensor]) -> Result<(&'a Tensor, &'a Tensor)
 /// torch's `nni.ConvAdd2d(conv, add)`: `forward(x1, x2) = conv(x1) + x2`, one `conv2d_fused`
 /// with the residual in its epilogue. `add` is torch's `torch.add`; borch's always adds.
 pub struct ConvAdd2d {
+    /// torch's `conv` (child `0`).
     pub conv: Conv2d,
     training: bool,
 }
@@ -272,7 +273,9 @@ impl ConvAdd2d {
 /// torch's `nni.ConvAddReLU2d(conv, add, relu)`: `forward(x1, x2) = relu(conv(x1) + x2)`, one
 /// `conv2d_fused`. Its children are `0` (the conv) and `relu`, as torch registers them.
 pub struct ConvAddReLU2d {
+    /// torch's `conv` (child `0`).
     pub conv: Conv2d,
+    /// torch's `relu`.
     pub relu: ReLU,
     training: bool,
 }

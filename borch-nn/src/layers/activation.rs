@@ -15,6 +15,7 @@ macro_rules! plain_activation {
             training: bool,
         }
         impl $name {
+            /// The module (it has no options).
             pub fn new() -> $name {
                 $name { training: true }
             }
@@ -60,11 +61,13 @@ plain_activation! {
 
 /// torch's `nn.LeakyReLU(negative_slope=0.01)`.
 pub struct LeakyReLU {
+    /// torch's `negative_slope`.
     pub negative_slope: f64,
     training: bool,
 }
 
 impl LeakyReLU {
+    /// torch's `LeakyReLU(negative_slope)`.
     pub fn new(negative_slope: f64) -> LeakyReLU {
         LeakyReLU {
             negative_slope,
@@ -94,11 +97,13 @@ impl Module for LeakyReLU {
 
 /// torch's `nn.ELU(alpha=1.0)`.
 pub struct ELU {
+    /// torch's `alpha`.
     pub alpha: f64,
     training: bool,
 }
 
 impl ELU {
+    /// torch's `ELU(alpha)`.
     pub fn new(alpha: f64) -> ELU {
         ELU {
             alpha,
@@ -128,6 +133,7 @@ impl Module for ELU {
 
 /// torch's `nn.GELU(approximate='none')`.
 pub struct GELU {
+    /// torch's `approximate`: `'none'` or `'tanh'`.
     pub approximate: String,
     training: bool,
 }
@@ -163,12 +169,15 @@ impl Module for GELU {
 
 /// torch's `nn.Hardtanh(min_val=-1.0, max_val=1.0)`.
 pub struct Hardtanh {
+    /// torch's `min_val`.
     pub min_val: f64,
+    /// torch's `max_val`.
     pub max_val: f64,
     training: bool,
 }
 
 impl Hardtanh {
+    /// torch's `Hardtanh(min_val, max_val)`.
     pub fn new(min_val: f64, max_val: f64) -> Hardtanh {
         Hardtanh {
             min_val,
@@ -203,12 +212,15 @@ impl Module for Hardtanh {
 
 /// torch's `nn.Softplus(beta=1.0, threshold=20.0)`.
 pub struct Softplus {
+    /// torch's `beta`.
     pub beta: f64,
+    /// torch's `threshold`.
     pub threshold: f64,
     training: bool,
 }
 
 impl Softplus {
+    /// torch's `Softplus(beta, threshold)`.
     pub fn new(beta: f64, threshold: f64) -> Softplus {
         Softplus {
             beta,
@@ -246,10 +258,12 @@ macro_rules! softmax_module {
     ($($(#[$doc:meta])* $name:ident => $f:path;)*) => {$(
         $(#[$doc])*
         pub struct $name {
+            /// torch's `dim`.
             pub dim: Option<isize>,
             training: bool,
         }
         impl $name {
+            /// The module over `dim`.
             pub fn new(dim: Option<isize>) -> $name {
                 $name { dim, training: true }
             }

@@ -30,10 +30,12 @@ macro_rules! one_option {
         => |$s:ident, $x:ident| $forward:expr, repr: $repr:expr;)*) => {$(
         $(#[$doc])*
         pub struct $name {
+            #[doc = concat!("torch's `", stringify!($field), "` (default `", stringify!($default), "`).")]
             pub $field: $t,
             training: bool,
         }
         impl $name {
+            #[doc = concat!("torch's constructor with `", stringify!($field), "`.")]
             pub fn new($field: $t) -> $name {
                 $name { $field, training: true }
             }
@@ -84,12 +86,15 @@ one_option! {
 /// torch's `nn.RReLU(lower=1/8, upper=1/3)`: in eval mode leaky_relu with the mean slope;
 /// training mode is refused (see `F::rrelu`).
 pub struct RReLU {
+    /// torch's `lower`: the lower bound of the random slope.
     pub lower: f64,
+    /// torch's `upper`: the upper bound of the random slope.
     pub upper: f64,
     training: bool,
 }
 
 impl RReLU {
+    /// torch's `RReLU(lower, upper)`.
     pub fn new(lower: f64, upper: f64) -> RReLU {
         RReLU {
             lower,
@@ -133,12 +138,15 @@ fn py_scalar(s: Scalar) -> String {
 
 /// torch's `nn.Threshold(threshold, value)`.
 pub struct Threshold {
+    /// torch's `threshold`.
     pub threshold: Scalar,
+    /// torch's `value`: the fill value.
     pub value: Scalar,
     training: bool,
 }
 
 impl Threshold {
+    /// torch's `Threshold(threshold, value)`.
     pub fn new(threshold: impl Into<Scalar>, value: impl Into<Scalar>) -> Threshold {
         Threshold {
             threshold: threshold.into(),
@@ -168,12 +176,15 @@ impl Module for Threshold {
 /// torch's `nn.PReLU(num_parameters=1, init=0.25)`: a learnt negative slope, one or one per
 /// channel.
 pub struct PReLU {
+    /// torch's `num_parameters`: 1, or the input's channels.
     pub num_parameters: usize,
+    /// torch's `weight` parameter.
     pub weight: Tensor,
     training: bool,
 }
 
 impl PReLU {
+    /// torch's `PReLU(num_parameters, init)`: the weight filled with `init`.
     pub fn new(num_parameters: usize, init: f64) -> Result<PReLU> {
         let weight = parameter(&[num_parameters])?;
         borch_autograd::no_grad(|| weight.fill_(init))?;

@@ -29,13 +29,19 @@ pub static ADAPTIVE_LOG_SOFTMAX_FORWARD: ForwardSignature = ForwardSignature::re
 
 /// torch's `nn.AdaptiveLogSoftmaxWithLoss`.
 pub struct AdaptiveLogSoftmaxWithLoss {
+    /// torch's `in_features`: the size of each input sample.
     pub in_features: usize,
+    /// torch's `n_classes`.
     pub n_classes: usize,
     /// The cutoffs with `n_classes` appended, as torch keeps them.
     pub cutoffs: Vec<usize>,
+    /// torch's `div_value`: how much smaller each tail cluster's projection is.
     pub div_value: f64,
+    /// torch's `head_bias`.
     pub head_bias: bool,
+    /// torch's `head`: the shortlist and one logit per cluster.
     pub head: Linear,
+    /// torch's `tail`: one projection per cluster.
     pub tail: ModuleList,
     training: bool,
 }

@@ -82,12 +82,19 @@ impl Module for NonDynamicallyQuantizableLinear {
 /// defaults.
 #[derive(Clone, Copy, Debug)]
 pub struct MhaConfig {
+    /// torch's `dropout`.
     pub dropout: f64,
+    /// torch's `bias`: whether to learn an additive bias.
     pub bias: bool,
+    /// torch's `add_bias_kv`: learnable biases appended to key and value.
     pub add_bias_kv: bool,
+    /// torch's `add_zero_attn`: a batch of zeros appended to key and value.
     pub add_zero_attn: bool,
+    /// torch's `kdim`: the features of keys.
     pub kdim: Option<usize>,
+    /// torch's `vdim`: the features of values.
     pub vdim: Option<usize>,
+    /// torch's `batch_first`: inputs and outputs are `(batch, seq, feature)`.
     pub batch_first: bool,
 }
 
@@ -107,21 +114,37 @@ impl Default for MhaConfig {
 
 /// torch's `nn.MultiheadAttention`.
 pub struct MultiheadAttention {
+    /// torch's `embed_dim`.
     pub embed_dim: usize,
+    /// torch's `kdim`: the features of keys.
     pub kdim: usize,
+    /// torch's `vdim`: the features of values.
     pub vdim: usize,
+    /// torch's `num_heads`.
     pub num_heads: usize,
+    /// torch's `head_dim`: `embed_dim / num_heads`.
     pub head_dim: usize,
+    /// torch's `dropout`.
     pub dropout: f64,
+    /// torch's `batch_first`: inputs and outputs are `(batch, seq, feature)`.
     pub batch_first: bool,
+    /// torch's `add_zero_attn`: a batch of zeros appended to key and value.
     pub add_zero_attn: bool,
+    /// torch's `in_proj_weight` (when query, key and value have the same size).
     pub in_proj_weight: Option<Tensor>,
+    /// torch's `q_proj_weight` (when key or value have other sizes).
     pub q_proj_weight: Option<Tensor>,
+    /// torch's `k_proj_weight` (when key or value have other sizes).
     pub k_proj_weight: Option<Tensor>,
+    /// torch's `v_proj_weight` (when key or value have other sizes).
     pub v_proj_weight: Option<Tensor>,
+    /// torch's `in_proj_bias`.
     pub in_proj_bias: Option<Tensor>,
+    /// torch's `bias_k` (with `add_bias_kv`).
     pub bias_k: Option<Tensor>,
+    /// torch's `bias_v` (with `add_bias_kv`).
     pub bias_v: Option<Tensor>,
+    /// torch's `out_proj`.
     pub out_proj: NonDynamicallyQuantizableLinear,
     training: bool,
 }

@@ -136,10 +136,12 @@ impl Sequential {
         }
     }
 
+    /// `len(seq)`: the number of modules.
     pub fn len(&self) -> usize {
         self.modules.len()
     }
 
+    /// Whether there are no modules.
     pub fn is_empty(&self) -> bool {
         self.modules.is_empty()
     }
@@ -224,10 +226,12 @@ impl ModuleList {
         }
     }
 
+    /// `len(list)`: the number of modules.
     pub fn len(&self) -> usize {
         self.modules.len()
     }
 
+    /// Whether there are no modules.
     pub fn is_empty(&self) -> bool {
         self.modules.is_empty()
     }
@@ -334,10 +338,12 @@ impl ModuleDict {
         self.modules.iter().map(|(n, _)| n.as_str()).collect()
     }
 
+    /// `len(dict)`: the number of modules.
     pub fn len(&self) -> usize {
         self.modules.len()
     }
 
+    /// Whether there are no modules.
     pub fn is_empty(&self) -> bool {
         self.modules.is_empty()
     }

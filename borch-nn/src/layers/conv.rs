@@ -15,11 +15,17 @@ use crate::{display_as_repr, training_flag};
 /// Sizes take one value for every spatial dim or one per dim.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConvOptions {
+    /// torch's `stride`, one per spatial dim.
     pub stride: Vec<usize>,
+    /// torch's `padding`.
     pub padding: Padding,
+    /// torch's `dilation`, one per spatial dim.
     pub dilation: Vec<usize>,
+    /// torch's `groups`: blocked connections from input to output channels.
     pub groups: usize,
+    /// torch's `bias`: whether to learn an additive bias.
     pub bias: bool,
+    /// torch's `padding_mode`: `'zeros'`, `'reflect'`, `'replicate'` or `'circular'`.
     pub padding_mode: String,
 }
 
@@ -37,26 +43,32 @@ impl Default for ConvOptions {
 }
 
 impl ConvOptions {
+    /// Sets `stride`.
     pub fn stride(mut self, stride: &[usize]) -> Self {
         self.stride = stride.to_vec();
         self
     }
+    /// Sets `padding`.
     pub fn padding(mut self, padding: Padding) -> Self {
         self.padding = padding;
         self
     }
+    /// Sets `dilation`.
     pub fn dilation(mut self, dilation: &[usize]) -> Self {
         self.dilation = dilation.to_vec();
         self
     }
+    /// Sets `groups`.
     pub fn groups(mut self, groups: usize) -> Self {
         self.groups = groups;
         self
     }
+    /// Sets `bias`.
     pub fn bias(mut self, bias: bool) -> Self {
         self.bias = bias;
         self
     }
+    /// Sets `padding_mode`.
     pub fn padding_mode(mut self, mode: &str) -> Self {
         self.padding_mode = mode.into();
         self
@@ -160,15 +172,25 @@ macro_rules! conv_layer {
     ($name:ident, $dims:expr, $f:path, $doc:literal) => {
         #[doc = $doc]
         pub struct $name {
+            /// torch's `in_channels`.
             pub in_channels: usize,
+            /// torch's `out_channels`.
             pub out_channels: usize,
+            /// torch's `kernel_size`, one per spatial dim.
             pub kernel_size: Vec<usize>,
+            /// torch's `stride`, one per spatial dim.
             pub stride: Vec<usize>,
+            /// torch's `padding`.
             pub padding: Padding,
+            /// torch's `dilation`, one per spatial dim.
             pub dilation: Vec<usize>,
+            /// torch's `groups`: blocked connections from input to output channels.
             pub groups: usize,
+            /// torch's `padding_mode`: `'zeros'`, `'reflect'`, `'replicate'` or `'circular'`.
             pub padding_mode: String,
+            /// torch's `weight` parameter.
             pub weight: Tensor,
+            /// torch's `bias` parameter (`None` when made with `bias=False`).
             pub bias: Option<Tensor>,
             training: bool,
         }

@@ -14,12 +14,19 @@ use crate::{display_as_repr, training_flag};
 /// padding_mode='zeros'`). Sizes take one value for every spatial dim or one per dim.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConvTransposeOptions {
+    /// torch's `stride`, one per spatial dim.
     pub stride: Vec<usize>,
+    /// torch's `padding`.
     pub padding: Vec<usize>,
+    /// torch's `output_padding`: added to one side of the output, one per spatial dim.
     pub output_padding: Vec<usize>,
+    /// torch's `groups`: blocked connections from input to output channels.
     pub groups: usize,
+    /// torch's `bias`: whether to learn an additive bias.
     pub bias: bool,
+    /// torch's `dilation`, one per spatial dim.
     pub dilation: Vec<usize>,
+    /// torch's `padding_mode`: `'zeros'`, `'reflect'`, `'replicate'` or `'circular'`.
     pub padding_mode: String,
 }
 
@@ -110,16 +117,27 @@ macro_rules! conv_transpose_layer {
     ($name:ident, $dims:expr, $f:path, $doc:literal) => {
         #[doc = $doc]
         pub struct $name {
+            /// torch's `in_channels`.
             pub in_channels: usize,
+            /// torch's `out_channels`.
             pub out_channels: usize,
+            /// torch's `kernel_size`, one per spatial dim.
             pub kernel_size: Vec<usize>,
+            /// torch's `stride`, one per spatial dim.
             pub stride: Vec<usize>,
+            /// torch's `padding`.
             pub padding: Vec<usize>,
+            /// torch's `output_padding`: added to one side of the output, one per spatial dim.
             pub output_padding: Vec<usize>,
+            /// torch's `groups`: blocked connections from input to output channels.
             pub groups: usize,
+            /// torch's `dilation`, one per spatial dim.
             pub dilation: Vec<usize>,
+            /// torch's `padding_mode`: `'zeros'`, `'reflect'`, `'replicate'` or `'circular'`.
             pub padding_mode: String,
+            /// torch's `weight` parameter.
             pub weight: Tensor,
+            /// torch's `bias` parameter (`None` when made with `bias=False`).
             pub bias: Option<Tensor>,
             training: bool,
         }

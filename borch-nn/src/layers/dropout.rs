@@ -10,6 +10,7 @@ use crate::{display_as_repr, training_flag};
 /// torch's `nn.Dropout(p=0.5)`: zeroes elements with probability `p` in training (torch's CPU
 /// mask after `manual_seed`), the identity in eval mode.
 pub struct Dropout {
+    /// torch's `p`: the probability of an element to be zeroed.
     pub p: f64,
     training: bool,
 }

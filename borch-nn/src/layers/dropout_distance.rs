@@ -12,6 +12,7 @@ macro_rules! dropouts {
     ($($(#[$doc:meta])* $name:ident => $f:path;)*) => {$(
         $(#[$doc])*
         pub struct $name {
+            /// torch's `p`: the probability of an element (or channel) to be zeroed.
             pub p: f64,
             training: bool,
         }
@@ -72,12 +73,15 @@ fn two_inputs<'a>(name: &str, inputs: &[&'a Tensor]) -> Result<(&'a Tensor, &'a 
 
 /// torch's `nn.CosineSimilarity(dim=1, eps=1e-08)`.
 pub struct CosineSimilarity {
+    /// torch's `dim`.
     pub dim: isize,
+    /// torch's `eps`.
     pub eps: f64,
     training: bool,
 }
 
 impl CosineSimilarity {
+    /// torch's `CosineSimilarity(dim, eps)`.
     pub fn new(dim: isize, eps: f64) -> CosineSimilarity {
         CosineSimilarity {
             dim,
@@ -109,13 +113,17 @@ impl Module for CosineSimilarity {
 
 /// torch's `nn.PairwiseDistance(p=2.0, eps=1e-06, keepdim=False)`.
 pub struct PairwiseDistance {
+    /// torch's `p`: the norm degree.
     pub p: f64,
+    /// torch's `eps`.
     pub eps: f64,
+    /// torch's `keepdim`.
     pub keepdim: bool,
     training: bool,
 }
 
 impl PairwiseDistance {
+    /// torch's `PairwiseDistance(p, eps, keepdim)`.
     pub fn new(p: f64, eps: f64, keepdim: bool) -> PairwiseDistance {
         PairwiseDistance {
             p,

@@ -11,10 +11,13 @@ use crate::{display_as_repr, training_flag};
 /// torch's `nn.Embedding(num_embeddings, embedding_dim, padding_idx)`: a lookup table whose
 /// `padding_idx` row starts at zero and gets no gradient.
 pub struct Embedding {
+    /// torch's `num_embeddings`: the size of the dictionary.
     pub num_embeddings: usize,
+    /// torch's `embedding_dim`: the size of each embedding vector.
     pub embedding_dim: usize,
     /// Stored non-negative, as torch wraps a negative `padding_idx`.
     pub padding_idx: Option<usize>,
+    /// torch's `weight` parameter.
     pub weight: Tensor,
     training: bool,
 }

@@ -12,12 +12,17 @@ use crate::{display_as_repr, training_flag};
 /// include_last_offset=False, padding_idx=None)`: sums, means or maxima of bags of embedding
 /// rows. torch's max_norm, scale_grad_by_freq and sparse are refused by the catalog.
 pub struct EmbeddingBag {
+    /// torch's `num_embeddings`: the size of the dictionary.
     pub num_embeddings: usize,
+    /// torch's `embedding_dim`: the size of each embedding vector.
     pub embedding_dim: usize,
+    /// torch's `mode`.
     pub mode: BagMode,
+    /// torch's `include_last_offset`: `offsets` has one more element, the size of `input`.
     pub include_last_offset: bool,
     /// Stored non-negative, as torch wraps a negative `padding_idx`.
     pub padding_idx: Option<usize>,
+    /// torch's `weight` parameter.
     pub weight: Tensor,
     training: bool,
 }
@@ -116,6 +121,7 @@ impl Module for EmbeddingBag {
 /// torch's `nn.ParameterList(values)`: parameters registered as `0`, `1`, …; it has no
 /// forward.
 pub struct ParameterList {
+    /// The parameters, in order.
     pub values: Vec<Tensor>,
     training: bool,
 }
@@ -146,10 +152,12 @@ impl ParameterList {
         Ok(())
     }
 
+    /// `len(list)`.
     pub fn len(&self) -> usize {
         self.values.len()
     }
 
+    /// Whether there are no parameters.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }

@@ -49,9 +49,13 @@ macro_rules! fractional_pool {
     ($name:ident, $n:expr, $pool:path, $doc:literal) => {
         #[doc = $doc]
         pub struct $name {
+            /// torch's `kernel_size`, one per spatial dim.
             pub kernel_size: Vec<usize>,
+            /// torch's `output_size`.
             pub output_size: Option<Vec<usize>>,
+            /// torch's `output_ratio`: the output size as a ratio of the input size.
             pub output_ratio: Option<Vec<f64>>,
+            /// torch's `return_indices`: also return the indices of the max values.
             pub return_indices: bool,
             /// torch's `_random_samples` buffer (`[N, C, n]`), or None to draw per forward.
             pub random_samples: Option<Tensor>,

@@ -155,6 +155,7 @@ fn in_channels(input: &Tensor, class: &'static str, dims: usize) -> Result<usize
 pub type LazyLinear = Lazy<Linear>;
 
 impl Lazy<Linear> {
+    /// torch's `LazyLinear(out_features, bias)`: `in_features` is taken from the first input.
     pub fn linear(out_features: usize, bias: bool) -> LazyLinear {
         let placeholder = format!(
             "in_features=0, out_features={out_features}, bias={}",
@@ -212,6 +213,7 @@ macro_rules! lazy_conv {
         pub type $alias = Lazy<$inner>;
 
         impl Lazy<$inner> {
+            #[doc = $doc]
             pub fn $ctor(
                 out_channels: usize,
                 kernel_size: &[usize],
@@ -261,6 +263,7 @@ macro_rules! lazy_conv_transpose {
         pub type $alias = Lazy<$inner>;
 
         impl Lazy<$inner> {
+            #[doc = $doc]
             pub fn $ctor(
                 out_channels: usize,
                 kernel_size: &[usize],

@@ -11,9 +11,13 @@ use crate::{display_as_repr, training_flag};
 
 /// torch's `nn.Linear`: `y = x W^T + b`, `W` of shape `(out_features, in_features)`.
 pub struct Linear {
+    /// torch's `in_features`: the size of each input sample.
     pub in_features: usize,
+    /// torch's `out_features`: the size of each output sample.
     pub out_features: usize,
+    /// torch's `weight` parameter.
     pub weight: Tensor,
+    /// torch's `bias` parameter (`None` when made with `bias=False`).
     pub bias: Option<Tensor>,
     training: bool,
 }
@@ -101,10 +105,15 @@ impl Module for Linear {
 
 /// torch's `nn.Bilinear`: `y = x1^T A x2 + b`, `A` of shape `(out, in1, in2)`.
 pub struct Bilinear {
+    /// torch's `in1_features`: the size of each first input sample.
     pub in1_features: usize,
+    /// torch's `in2_features`: the size of each second input sample.
     pub in2_features: usize,
+    /// torch's `out_features`: the size of each output sample.
     pub out_features: usize,
+    /// torch's `weight` parameter.
     pub weight: Tensor,
+    /// torch's `bias` parameter (`None` when made with `bias=False`).
     pub bias: Option<Tensor>,
     training: bool,
 }
@@ -197,6 +206,7 @@ pub struct Identity {
 }
 
 impl Identity {
+    /// torch's `Identity()`.
     pub fn new() -> Identity {
         Identity { training: true }
     }

@@ -64,12 +64,14 @@ macro_rules! setter {
 
 /// torch's `nn.MSELoss(reduction='mean')`.
 pub struct MSELoss {
+    /// torch's `reduction`: `'none'`, `'mean'` or `'sum'`.
     pub reduction: Reduction,
     training: bool,
 }
 
 /// torch's `nn.L1Loss(reduction='mean')`.
 pub struct L1Loss {
+    /// torch's `reduction`: `'none'`, `'mean'` or `'sum'`.
     pub reduction: Reduction,
     training: bool,
 }
@@ -77,6 +79,7 @@ pub struct L1Loss {
 macro_rules! reduction_only {
     ($($name:ident => $f:path),*) => {$(
         impl $name {
+            /// The loss with torch's default `reduction='mean'`.
             pub fn new() -> $name {
                 $name { reduction: Reduction::Mean, training: true }
             }
@@ -99,12 +102,15 @@ reduction_only!(MSELoss => F::mse_loss, L1Loss => F::l1_loss);
 
 /// torch's `nn.SmoothL1Loss(reduction='mean', beta=1.0)`.
 pub struct SmoothL1Loss {
+    /// torch's `reduction`: `'none'`, `'mean'` or `'sum'`.
     pub reduction: Reduction,
+    /// torch's `beta`.
     pub beta: f64,
     training: bool,
 }
 
 impl SmoothL1Loss {
+    /// torch's `SmoothL1Loss()` with its defaults.
     pub fn new() -> SmoothL1Loss {
         SmoothL1Loss {
             reduction: Reduction::Mean,
@@ -122,12 +128,15 @@ impl SmoothL1Loss {
 
 /// torch's `nn.HuberLoss(reduction='mean', delta=1.0)`.
 pub struct HuberLoss {
+    /// torch's `reduction`: `'none'`, `'mean'` or `'sum'`.
     pub reduction: Reduction,
+    /// torch's `delta`: where the loss changes from quadratic to linear.
     pub delta: f64,
     training: bool,
 }
 
 impl HuberLoss {
+    /// torch's `HuberLoss()` with its defaults.
     pub fn new() -> HuberLoss {
         HuberLoss {
             reduction: Reduction::Mean,
@@ -145,12 +154,15 @@ impl HuberLoss {
 
 /// torch's `nn.BCELoss(weight=None, reduction='mean')`.
 pub struct BCELoss {
+    /// torch's `weight`: a manual rescaling weight (per class for the classification losses).
     pub weight: Option<Tensor>,
+    /// torch's `reduction`: `'none'`, `'mean'` or `'sum'`.
     pub reduction: Reduction,
     training: bool,
 }
 
 impl BCELoss {
+    /// torch's `BCELoss()` with its defaults.
     pub fn new() -> BCELoss {
         BCELoss {
             weight: None,
@@ -168,13 +180,17 @@ impl BCELoss {
 
 /// torch's `nn.BCEWithLogitsLoss(weight=None, reduction='mean', pos_weight=None)`.
 pub struct BCEWithLogitsLoss {
+    /// torch's `weight`: a manual rescaling weight (per class for the classification losses).
     pub weight: Option<Tensor>,
+    /// torch's `reduction`: `'none'`, `'mean'` or `'sum'`.
     pub reduction: Reduction,
+    /// torch's `pos_weight`: the weight of positive examples, per class.
     pub pos_weight: Option<Tensor>,
     training: bool,
 }
 
 impl BCEWithLogitsLoss {
+    /// torch's `BCEWithLogitsLoss()` with its defaults.
     pub fn new() -> BCEWithLogitsLoss {
         BCEWithLogitsLoss {
             weight: None,
@@ -201,14 +217,19 @@ impl BCEWithLogitsLoss {
 /// torch's `nn.CrossEntropyLoss(weight=None, ignore_index=-100, reduction='mean',
 /// label_smoothing=0.0)`.
 pub struct CrossEntropyLoss {
+    /// torch's `weight`: a manual rescaling weight (per class for the classification losses).
     pub weight: Option<Tensor>,
+    /// torch's `ignore_index`: a target value that contributes nothing.
     pub ignore_index: i64,
+    /// torch's `reduction`: `'none'`, `'mean'` or `'sum'`.
     pub reduction: Reduction,
+    /// torch's `label_smoothing`.
     pub label_smoothing: f64,
     training: bool,
 }
 
 impl CrossEntropyLoss {
+    /// torch's `CrossEntropyLoss()` with its defaults.
     pub fn new() -> CrossEntropyLoss {
         CrossEntropyLoss {
             weight: None,
@@ -237,13 +258,17 @@ impl CrossEntropyLoss {
 
 /// torch's `nn.NLLLoss(weight=None, ignore_index=-100, reduction='mean')`.
 pub struct NLLLoss {
+    /// torch's `weight`: a manual rescaling weight (per class for the classification losses).
     pub weight: Option<Tensor>,
+    /// torch's `ignore_index`: a target value that contributes nothing.
     pub ignore_index: i64,
+    /// torch's `reduction`: `'none'`, `'mean'` or `'sum'`.
     pub reduction: Reduction,
     training: bool,
 }
 
 impl NLLLoss {
+    /// torch's `NLLLoss()` with its defaults.
     pub fn new() -> NLLLoss {
         NLLLoss {
             weight: None,
@@ -269,12 +294,15 @@ impl NLLLoss {
 
 /// torch's `nn.KLDivLoss(reduction='mean', log_target=False)`.
 pub struct KLDivLoss {
+    /// torch's `reduction`: `'none'`, `'mean'` or `'sum'`.
     pub reduction: Reduction,
+    /// torch's `log_target`: the target is given as log-probabilities.
     pub log_target: bool,
     training: bool,
 }
 
 impl KLDivLoss {
+    /// torch's `KLDivLoss()` with its defaults.
     pub fn new() -> KLDivLoss {
         KLDivLoss {
             reduction: Reduction::Mean,

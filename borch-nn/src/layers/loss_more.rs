@@ -20,10 +20,11 @@ macro_rules! loss {
      buffers: |$b:ident| $buffers:expr) => {
         $(#[$doc])*
         pub struct $name {
-            $(pub $field: $t,)*
+            $(#[doc = concat!("torch's `", stringify!($field), "` (default `", stringify!($default), "`).")] pub $field: $t,)*
             training: bool,
         }
         impl $name {
+            /// The loss with torch's defaults.
             pub fn new() -> $name {
                 $name { $($field: $default,)* training: true }
             }
@@ -170,14 +171,19 @@ loss! {
 /// child `distance_function` (a `PairwiseDistance()`); a custom distance function is a Rust
 /// closure through `F::triplet_margin_with_distance_loss`.
 pub struct TripletMarginWithDistanceLoss {
+    /// torch's `distance_function` (`PairwiseDistance` by default).
     pub distance_function: PairwiseDistance,
+    /// torch's `margin`.
     pub margin: f64,
+    /// torch's `swap`: use the distance swap.
     pub swap: bool,
+    /// torch's `reduction`: `'none'`, `'mean'` or `'sum'`.
     pub reduction: Reduction,
     training: bool,
 }
 
 impl TripletMarginWithDistanceLoss {
+    /// torch's `TripletMarginWithDistanceLoss()` with its defaults.
     pub fn new() -> TripletMarginWithDistanceLoss {
         TripletMarginWithDistanceLoss {
             distance_function: PairwiseDistance::default(),

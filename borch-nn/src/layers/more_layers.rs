@@ -11,6 +11,7 @@ use crate::{display_as_repr, training_flag};
 /// torch's `nn.NLLLoss2d(weight=None, size_average=None, ignore_index=-100, reduce=None,
 /// reduction='mean')`: NLLLoss under its deprecated name (torch warns and computes NLLLoss).
 pub struct NLLLoss2d {
+    /// The `NLLLoss` it forwards to.
     pub loss: NLLLoss,
 }
 
@@ -57,14 +58,19 @@ fn py_scalar(s: Scalar) -> String {
 /// across channels of a 4-D input, forward and backward as torch's legacy function computes
 /// them (`F::cross_map_lrn2d`).
 pub struct CrossMapLRN2d {
+    /// torch's `size`: the neighbouring channels normalized over.
     pub size: usize,
+    /// torch's `alpha`.
     pub alpha: Scalar,
+    /// torch's `beta`.
     pub beta: Scalar,
+    /// torch's `k`: the additive factor.
     pub k: Scalar,
     training: bool,
 }
 
 impl CrossMapLRN2d {
+    /// torch's `CrossMapLRN2d(size, alpha, beta, k)`.
     pub fn new(size: usize, alpha: Scalar, beta: Scalar, k: Scalar) -> CrossMapLRN2d {
         CrossMapLRN2d {
             size,
@@ -104,11 +110,13 @@ impl Module for CrossMapLRN2d {
 /// torch's `nn.ParameterDict(parameters=None)` from `(key, tensor)` pairs, kept in their order
 /// (torch's iterable form; torch sorts the keys of a plain dict); each tensor made a parameter.
 pub struct ParameterDict {
+    /// The parameters by key, in insertion order.
     pub entries: Vec<(String, Tensor)>,
     training: bool,
 }
 
 impl ParameterDict {
+    /// torch's `ParameterDict(pairs)`; a key given twice keeps its first place and the last value.
     pub fn new(pairs: Vec<(String, Tensor)>) -> Result<ParameterDict> {
         let mut d = ParameterDict {
             entries: Vec::new(),
@@ -136,10 +144,12 @@ impl ParameterDict {
         self.entries.iter().find(|(k, _)| k == key).map(|(_, t)| t)
     }
 
+    /// `len(dict)`.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether there are no parameters.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

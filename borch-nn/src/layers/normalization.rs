@@ -22,10 +22,15 @@ pub(super) fn reset_affine(weight: Option<&Tensor>, bias: Option<&Tensor>) -> Re
 
 /// torch's `nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True)`.
 pub struct LayerNorm {
+    /// torch's `normalized_shape`: the trailing dims normalized over.
     pub normalized_shape: Vec<usize>,
+    /// torch's `eps`.
     pub eps: f64,
+    /// torch's `elementwise_affine`: whether there are learnable per-element parameters.
     pub elementwise_affine: bool,
+    /// torch's `weight` parameter.
     pub weight: Option<Tensor>,
+    /// torch's `bias` parameter (`None` when made with `bias=False`).
     pub bias: Option<Tensor>,
     training: bool,
 }
@@ -104,10 +109,13 @@ impl Module for LayerNorm {
 
 /// torch's `nn.RMSNorm(normalized_shape, eps=None, elementwise_affine=True)`.
 pub struct RMSNorm {
+    /// torch's `normalized_shape`: the trailing dims normalized over.
     pub normalized_shape: Vec<usize>,
     /// `None`: float32's machine epsilon, as torch.
     pub eps: Option<f64>,
+    /// torch's `elementwise_affine`: whether there are learnable per-element parameters.
     pub elementwise_affine: bool,
+    /// torch's `weight` parameter.
     pub weight: Option<Tensor>,
     training: bool,
 }

@@ -112,11 +112,15 @@ macro_rules! norm_layer {
     ($name:ident, $doc:literal, $affine:expr, $track:expr, $check:expr, $forward:expr) => {
         #[doc = $doc]
         pub struct $name {
+            /// torch's `num_features`: the channels `C` of the input.
             pub num_features: usize,
+            /// torch's `eps`.
             pub eps: f64,
             /// `None`: the cumulative average (`1 / num_batches_tracked`).
             pub momentum: Option<f64>,
+            /// torch's `affine`: whether there are learnable `weight` and `bias`.
             pub affine: bool,
+            /// torch's `track_running_stats`: whether running mean and variance are kept.
             pub track_running_stats: bool,
             stats: Stats,
             training: bool,
@@ -148,18 +152,23 @@ macro_rules! norm_layer {
                 })
             }
 
+            /// torch's `weight` (`None` without `affine`).
             pub fn weight(&self) -> Option<&Tensor> {
                 self.stats.weight.as_ref()
             }
+            /// torch's `bias` (`None` without `affine`).
             pub fn bias(&self) -> Option<&Tensor> {
                 self.stats.bias.as_ref()
             }
+            /// torch's `running_mean` (`None` without `track_running_stats`).
             pub fn running_mean(&self) -> Option<&Tensor> {
                 self.stats.running_mean.as_ref()
             }
+            /// torch's `running_var` (`None` without `track_running_stats`).
             pub fn running_var(&self) -> Option<&Tensor> {
                 self.stats.running_var.as_ref()
             }
+            /// torch's `num_batches_tracked` (`None` without `track_running_stats`).
             pub fn num_batches_tracked(&self) -> Option<&Tensor> {
                 self.stats.num_batches_tracked.as_ref()
             }
@@ -375,11 +384,17 @@ instance_norm!(
 
 /// torch's `nn.GroupNorm(num_groups, num_channels, eps=1e-05, affine=True)`.
 pub struct GroupNorm {
+    /// torch's `num_groups`: the groups the channels are split into.
     pub num_groups: usize,
+    /// torch's `num_channels`.
     pub num_channels: usize,
+    /// torch's `eps`.
     pub eps: f64,
+    /// torch's `affine`: whether there are learnable `weight` and `bias`.
     pub affine: bool,
+    /// torch's `weight` parameter.
     pub weight: Option<Tensor>,
+    /// torch's `bias` parameter (`None` when made with `bias=False`).
     pub bias: Option<Tensor>,
     training: bool,
 }
@@ -461,9 +476,13 @@ impl Module for GroupNorm {
 
 /// torch's `nn.LocalResponseNorm(size, alpha=0.0001, beta=0.75, k=1.0)`.
 pub struct LocalResponseNorm {
+    /// torch's `size`: the neighbouring channels normalized over.
     pub size: usize,
+    /// torch's `alpha`.
     pub alpha: f64,
+    /// torch's `beta`.
     pub beta: f64,
+    /// torch's `k`: the additive factor.
     pub k: f64,
     training: bool,
 }

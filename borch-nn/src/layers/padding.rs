@@ -62,6 +62,7 @@ macro_rules! constant_pad_layer {
         pub struct $name {
             /// `(left, right)` pairs from the last dim backwards.
             pub padding: Vec<isize>,
+            /// torch's `value`: the fill value.
             pub value: f64,
             training: bool,
         }

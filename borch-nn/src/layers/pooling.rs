@@ -53,6 +53,7 @@ pub(super) fn refuse_indices(name: &str) -> BorchError {
 macro_rules! setters {
     ($($field:ident: $ty:ty),* $(,)?) => {
         $(
+            #[doc = concat!("Sets `", stringify!($field), "`.")]
             pub fn $field(mut self, value: $ty) -> Self {
                 self.$field = value.into();
                 self
@@ -68,12 +69,17 @@ macro_rules! max_pool {
     ($name:ident, $values:path, $with_indices:path, $doc:literal) => {
         #[doc = $doc]
         pub struct $name {
+            /// torch's `kernel_size`, one per spatial dim.
             pub kernel_size: Vec<usize>,
             /// The kernel size when not given (torch's `stride=None`).
             pub stride: Vec<usize>,
+            /// torch's `padding`.
             pub padding: Vec<usize>,
+            /// torch's `dilation`, one per spatial dim.
             pub dilation: Vec<usize>,
+            /// torch's `return_indices`: also return the indices of the max values.
             pub return_indices: bool,
+            /// torch's `ceil_mode`: ceil instead of floor in the output shape.
             pub ceil_mode: bool,
             training: bool,
         }
@@ -168,11 +174,17 @@ macro_rules! avg_pool {
     ($name:ident, $f:path, $doc:literal) => {
         #[doc = $doc]
         pub struct $name {
+            /// torch's `kernel_size`, one per spatial dim.
             pub kernel_size: Vec<usize>,
+            /// torch's `stride`, one per spatial dim.
             pub stride: Vec<usize>,
+            /// torch's `padding`.
             pub padding: Vec<usize>,
+            /// torch's `ceil_mode`: ceil instead of floor in the output shape.
             pub ceil_mode: bool,
+            /// torch's `count_include_pad`: count the zero padding in the average.
             pub count_include_pad: bool,
+            /// torch's `divisor_override`: the divisor instead of the window size.
             pub divisor_override: Option<isize>,
             training: bool,
         }
@@ -247,11 +259,13 @@ macro_rules! adaptive_avg {
     ($name:ident, $f:path, $doc:literal) => {
         #[doc = $doc]
         pub struct $name {
+            /// torch's `output_size`.
             pub output_size: Vec<Option<usize>>,
             training: bool,
         }
 
         impl $name {
+            /// torch's constructor with `output_size` (`None` keeps that input size).
             pub fn new(output_size: &[Option<usize>]) -> $name {
                 $name {
                     output_size: output_size.to_vec(),

@@ -38,10 +38,15 @@ max_pool!(
 /// torch's `nn.AvgPool1d(kernel_size, stride=None, padding=0, ceil_mode=False,
 /// count_include_pad=True)`; its sizes print as 1-tuples, as torch stores them.
 pub struct AvgPool1d {
+    /// torch's `kernel_size`, one per spatial dim.
     pub kernel_size: usize,
+    /// torch's `stride`, one per spatial dim.
     pub stride: usize,
+    /// torch's `padding`.
     pub padding: usize,
+    /// torch's `ceil_mode`: ceil instead of floor in the output shape.
     pub ceil_mode: bool,
+    /// torch's `count_include_pad`: count the zero padding in the average.
     pub count_include_pad: bool,
     training: bool,
 }
@@ -113,12 +118,15 @@ macro_rules! adaptive_max {
     ($name:ident, $f:path, $doc:literal) => {
         #[doc = $doc]
         pub struct $name {
+            /// torch's `output_size`.
             pub output_size: Vec<Option<usize>>,
+            /// torch's `return_indices`: also return the indices of the max values.
             pub return_indices: bool,
             training: bool,
         }
 
         impl $name {
+            /// torch's constructor with `output_size` (`None` keeps that input size) and `return_indices`.
             pub fn new(output_size: &[Option<usize>], return_indices: bool) -> $name {
                 $name {
                     output_size: output_size.to_vec(),
@@ -173,13 +181,17 @@ macro_rules! lp_pool {
         pub struct $name {
             /// As given (an int prints as one, as torch shows it).
             pub norm_type: Scalar,
+            /// torch's `kernel_size`, one per spatial dim.
             pub kernel_size: Vec<usize>,
+            /// torch's `stride`, one per spatial dim.
             pub stride: Option<Vec<usize>>,
+            /// torch's `ceil_mode`: ceil instead of floor in the output shape.
             pub ceil_mode: bool,
             training: bool,
         }
 
         impl $name {
+            /// torch's constructor: `norm_type`, `kernel_size`, `stride` (`None`: the kernel size), `ceil_mode`.
             pub fn new(
                 norm_type: impl Into<Scalar>,
                 kernel_size: &[usize],
@@ -247,8 +259,11 @@ macro_rules! max_unpool {
     ($name:ident, $dims:expr, $f:path, $doc:literal) => {
         #[doc = $doc]
         pub struct $name {
+            /// torch's `kernel_size`, one per spatial dim.
             pub kernel_size: Vec<usize>,
+            /// torch's `stride`, one per spatial dim.
             pub stride: Vec<usize>,
+            /// torch's `padding`.
             pub padding: Vec<usize>,
             training: bool,
         }

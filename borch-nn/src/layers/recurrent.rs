@@ -178,11 +178,13 @@ fn cell_args<'a>(class: &str, inputs: &[&'a Tensor]) -> Result<(&'a Tensor, Opti
 /// `h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh)`.
 pub struct RNNCell {
     params: CellParams,
+    /// torch's `nonlinearity`: `'tanh'` or `'relu'`.
     pub nonlinearity: String,
     training: bool,
 }
 
 impl RNNCell {
+    /// torch's `RNNCell(input_size, hidden_size, bias, nonlinearity)`.
     pub fn new(
         input_size: usize,
         hidden_size: usize,
@@ -254,6 +256,7 @@ pub struct GRUCell {
 }
 
 impl GRUCell {
+    /// torch's `GRUCell(input_size, hidden_size, bias)`.
     pub fn new(input_size: usize, hidden_size: usize, bias: bool) -> Result<GRUCell> {
         Ok(GRUCell {
             params: CellParams::new(input_size, hidden_size, bias, 3)?,
@@ -306,6 +309,7 @@ pub struct LSTMCell {
 }
 
 impl LSTMCell {
+    /// torch's `LSTMCell(input_size, hidden_size, bias)`.
     pub fn new(input_size: usize, hidden_size: usize, bias: bool) -> Result<LSTMCell> {
         Ok(LSTMCell {
             params: CellParams::new(input_size, hidden_size, bias, 4)?,

@@ -42,9 +42,13 @@ pub static LSTM_FORWARD: ForwardSignature = ForwardSignature::returning(
 /// Which recurrence (torch's `mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RnnMode {
+    /// `RNN_TANH`.
     Tanh,
+    /// `RNN_RELU`.
     Relu,
+    /// `LSTM`.
     Lstm,
+    /// `GRU`.
     Gru,
 }
 
@@ -78,11 +82,17 @@ impl RnnMode {
 /// The constructor's options after `input_size, hidden_size` (torch's defaults by `Default`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RnnOptions {
+    /// torch's `num_layers`.
     pub num_layers: usize,
+    /// torch's `bias`: whether to learn an additive bias.
     pub bias: bool,
+    /// torch's `batch_first`: inputs and outputs are `(batch, seq, feature)`.
     pub batch_first: bool,
+    /// torch's `dropout`.
     pub dropout: f64,
+    /// torch's `bidirectional`.
     pub bidirectional: bool,
+    /// torch's `proj_size`: the LSTM's projection size (0: none).
     pub proj_size: usize,
 }
 

@@ -30,10 +30,15 @@ fn float_or_tuple(v: &[f64]) -> String {
 /// recompute_scale_factor=None)` (also `UpsamplingNearest2d` and `UpsamplingBilinear2d`, which
 /// fix the mode). `size` and `scale_factor` hold one value (for every spatial dim) or one per dim.
 pub struct Upsample {
+    /// torch's `size`: the neighbouring channels normalized over.
     pub size: Option<Vec<usize>>,
+    /// torch's `scale_factor`, one per spatial dim.
     pub scale_factor: Option<Vec<f64>>,
+    /// torch's `mode`.
     pub mode: String,
+    /// torch's `align_corners`.
     pub align_corners: Option<bool>,
+    /// torch's `recompute_scale_factor`.
     pub recompute_scale_factor: Option<bool>,
     class: &'static str,
     training: bool,
@@ -109,11 +114,13 @@ macro_rules! factor_layer {
     ($name:ident, $field:ident, $f:path, $doc:literal) => {
         #[doc = $doc]
         pub struct $name {
+            #[doc = concat!("torch's `", stringify!($field), "`.")]
             pub $field: usize,
             training: bool,
         }
 
         impl $name {
+            #[doc = concat!("torch's constructor with `", stringify!($field), "`.")]
             pub fn new($field: usize) -> $name {
                 $name {
                     $field,
@@ -160,9 +167,13 @@ factor_layer!(
 
 /// torch's `nn.Unfold(kernel_size, dilation=1, padding=0, stride=1)`.
 pub struct Unfold {
+    /// torch's `kernel_size`, one per spatial dim.
     pub kernel_size: Vec<usize>,
+    /// torch's `dilation`, one per spatial dim.
     pub dilation: Vec<usize>,
+    /// torch's `padding`.
     pub padding: Vec<usize>,
+    /// torch's `stride`, one per spatial dim.
     pub stride: Vec<usize>,
     blocks: F::Blocks,
     training: bool,
@@ -212,6 +223,7 @@ impl Module for Unfold {
 
 /// torch's `nn.Fold(output_size, kernel_size, dilation=1, padding=0, stride=1)`.
 pub struct Fold {
+    /// torch's `output_size`.
     pub output_size: Vec<usize>,
     unfold: Unfold,
     training: bool,

@@ -8,7 +8,9 @@ use crate::{display_as_repr, training_flag};
 
 /// torch's `nn.Flatten(start_dim=1, end_dim=-1)`.
 pub struct Flatten {
+    /// torch's `start_dim`.
     pub start_dim: isize,
+    /// torch's `end_dim`.
     pub end_dim: isize,
     training: bool,
 }
@@ -49,12 +51,15 @@ impl Module for Flatten {
 
 /// torch's `nn.Unflatten(dim, unflattened_size)`.
 pub struct Unflatten {
+    /// torch's `dim`.
     pub dim: isize,
+    /// torch's `unflattened_size`.
     pub unflattened_size: Vec<isize>,
     training: bool,
 }
 
 impl Unflatten {
+    /// torch's `Unflatten(dim, unflattened_size)`.
     pub fn new(dim: isize, unflattened_size: &[isize]) -> Unflatten {
         Unflatten {
             dim,

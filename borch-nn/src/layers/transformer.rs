@@ -42,10 +42,15 @@ fn layer_at<T: 'static>(layers: &ModuleList, i: usize) -> &T {
 /// torch's `nn.TransformerEncoder(encoder_layer, num_layers, norm, enable_nested_tensor,
 /// mask_check)`.
 pub struct TransformerEncoder {
+    /// torch's `layers`: the stacked layers.
     pub layers: ModuleList,
+    /// torch's `num_layers`.
     pub num_layers: usize,
+    /// torch's `norm`: the final layer norm, if any.
     pub norm: Option<LayerNorm>,
+    /// torch's `enable_nested_tensor` (borch has no nested tensors: it only keeps the flag).
     pub enable_nested_tensor: bool,
+    /// torch's `mask_check`.
     pub mask_check: bool,
     training: bool,
 }
@@ -186,8 +191,11 @@ impl Module for TransformerEncoder {
 
 /// torch's `nn.TransformerDecoder(decoder_layer, num_layers, norm)`.
 pub struct TransformerDecoder {
+    /// torch's `layers`: the stacked layers.
     pub layers: ModuleList,
+    /// torch's `num_layers`.
     pub num_layers: usize,
+    /// torch's `norm`: the final layer norm, if any.
     pub norm: Option<LayerNorm>,
     training: bool,
 }
@@ -298,10 +306,15 @@ impl Module for TransformerDecoder {
 
 /// torch's `nn.Transformer`.
 pub struct Transformer {
+    /// torch's `encoder`.
     pub encoder: TransformerEncoder,
+    /// torch's `decoder`.
     pub decoder: TransformerDecoder,
+    /// torch's `d_model`.
     pub d_model: usize,
+    /// torch's `nhead`.
     pub nhead: usize,
+    /// torch's `batch_first`: inputs and outputs are `(batch, seq, feature)`.
     pub batch_first: bool,
     training: bool,
 }

@@ -14,7 +14,9 @@ use crate::{display_as_repr, training_flag};
 /// The feed-forward activation: torch's `"relu"` or `"gelu"` (a callable is not taken).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activation {
+    /// `"relu"` (torch's default).
     Relu,
+    /// `"gelu"`.
     Gelu,
 }
 
@@ -41,12 +43,19 @@ impl Activation {
 /// The constructor options the two layers share (torch's defaults).
 #[derive(Clone, Copy, Debug)]
 pub struct LayerConfig {
+    /// torch's `dim_feedforward`: the feedforward block's width.
     pub dim_feedforward: usize,
+    /// torch's `dropout`.
     pub dropout: f64,
+    /// torch's `activation` of the feedforward block.
     pub activation: Activation,
+    /// torch's `layer_norm_eps`.
     pub layer_norm_eps: f64,
+    /// torch's `batch_first`: inputs and outputs are `(batch, seq, feature)`.
     pub batch_first: bool,
+    /// torch's `norm_first`: layer norm before attention and feedforward instead of after.
     pub norm_first: bool,
+    /// torch's `bias`: whether to learn an additive bias.
     pub bias: bool,
 }
 
@@ -114,15 +123,25 @@ pub(crate) fn opt_flag(a: &Args, i: usize) -> Result<bool> {
 
 /// torch's `nn.TransformerEncoderLayer`.
 pub struct TransformerEncoderLayer {
+    /// torch's `self_attn`.
     pub self_attn: MultiheadAttention,
+    /// torch's `linear1`.
     pub linear1: Linear,
+    /// torch's `dropout`.
     pub dropout: Dropout,
+    /// torch's `linear2`.
     pub linear2: Linear,
+    /// torch's `norm1`.
     pub norm1: LayerNorm,
+    /// torch's `norm2`.
     pub norm2: LayerNorm,
+    /// torch's `dropout1`.
     pub dropout1: Dropout,
+    /// torch's `dropout2`.
     pub dropout2: Dropout,
+    /// torch's `norm_first`: layer norm before attention and feedforward instead of after.
     pub norm_first: bool,
+    /// torch's `activation` of the feedforward block.
     pub activation: Activation,
     training: bool,
 }
@@ -233,18 +252,31 @@ impl Module for TransformerEncoderLayer {
 
 /// torch's `nn.TransformerDecoderLayer`.
 pub struct TransformerDecoderLayer {
+    /// torch's `self_attn`.
     pub self_attn: MultiheadAttention,
+    /// torch's `multihead_attn`: attention over the memory.
     pub multihead_attn: MultiheadAttention,
+    /// torch's `linear1`.
     pub linear1: Linear,
+    /// torch's `dropout`.
     pub dropout: Dropout,
+    /// torch's `linear2`.
     pub linear2: Linear,
+    /// torch's `norm1`.
     pub norm1: LayerNorm,
+    /// torch's `norm2`.
     pub norm2: LayerNorm,
+    /// torch's `norm3`.
     pub norm3: LayerNorm,
+    /// torch's `dropout1`.
     pub dropout1: Dropout,
+    /// torch's `dropout2`.
     pub dropout2: Dropout,
+    /// torch's `dropout3`.
     pub dropout3: Dropout,
+    /// torch's `norm_first`: layer norm before attention and feedforward instead of after.
     pub norm_first: bool,
+    /// torch's `activation` of the feedforward block.
     pub activation: Activation,
     training: bool,
 }
@@ -260,11 +292,17 @@ pub static DECODER_LAYER_FORWARD: ForwardSignature = ForwardSignature::new(
 /// The masks and flags of a decoder forward.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DecoderMasks<'a> {
+    /// torch's `tgt_mask`.
     pub tgt_mask: Option<&'a Tensor>,
+    /// torch's `memory_mask`.
     pub memory_mask: Option<&'a Tensor>,
+    /// torch's `tgt_key_padding_mask`.
     pub tgt_key_padding_mask: Option<&'a Tensor>,
+    /// torch's `memory_key_padding_mask`.
     pub memory_key_padding_mask: Option<&'a Tensor>,
+    /// torch's `tgt_is_causal`.
     pub tgt_is_causal: bool,
+    /// torch's `memory_is_causal`.
     pub memory_is_causal: bool,
 }
 

@@ -26,6 +26,7 @@ const RNG: &str = "rng_state";
 /// What a checkpoint restores besides the tensors it copies into the model and optimizer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resumed {
+    /// The epoch saved with the checkpoint.
     pub epoch: i64,
 }
 

@@ -16,22 +16,29 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 /// the RNG state `torch.get_rng_state()` returns).
 #[derive(Debug, Clone, PartialEq)]
 pub enum FileData {
+    /// A tensor's values.
     Tensor(HostData),
+    /// Raw bytes (a uint8 tensor).
     Bytes(Vec<u8>),
 }
 
 /// One named entry of a file, in the file's order (by data offset).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileEntry {
+    /// The entry's name (a state dict key).
     pub name: String,
+    /// Its shape.
     pub shape: Vec<usize>,
+    /// Its values.
     pub data: FileData,
 }
 
 /// A whole file: its entries and its `__metadata__` strings.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FileContents {
+    /// The entries, in the file's order.
     pub entries: Vec<FileEntry>,
+    /// The `__metadata__` strings.
     pub metadata: BTreeMap<String, String>,
 }
 

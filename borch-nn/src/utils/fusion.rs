@@ -149,7 +149,9 @@ pub fn fuse_linear_bn_weights(
 
 /// A `_BatchNorm` (BatchNorm1d/2d/3d, SyncBatchNorm), as `fuse_*_bn_eval` reads it.
 pub trait BatchNormLike: Module {
+    /// torch's `num_features`.
     fn num_features(&self) -> usize;
+    /// torch's `affine`.
     fn affine(&self) -> bool;
     /// Its parts, if it has running statistics.
     fn parts(&self) -> Option<BnParts<'_>>;
@@ -180,7 +182,9 @@ batch_norm_like!(BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm);
 
 /// A convolution module (`_ConvNd`, plain or transposed) whose weight and bias a fusion replaces.
 pub trait FusableConv: Module + Sized {
+    /// The convolution's `weight`.
     fn weight(&self) -> &Tensor;
+    /// The convolution's `bias`, if any.
     fn bias(&self) -> Option<&Tensor>;
     /// The layer with these parameters instead (`copy.deepcopy` then assignment).
     fn with_parameters(&self, weight: Tensor, bias: Option<Tensor>) -> Self;

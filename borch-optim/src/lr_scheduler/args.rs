@@ -13,7 +13,9 @@ use crate::value::Value;
 /// One parameter of a signature.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SchedulerParam {
+    /// torch's keyword.
     pub name: String,
+    /// Its kind in the signature syntax (`Float`, `Int`, ...).
     pub kind: String,
     /// `None` when required.
     pub default: Option<Value>,

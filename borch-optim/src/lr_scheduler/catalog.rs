@@ -26,8 +26,11 @@ pub type SharedScheduler = Rc<RefCell<Scheduler>>;
 pub enum Scheduler {
     /// An epoch-driven scheduler, with its torch name.
     Epoch(&'static str, Box<dyn LRScheduler>),
+    /// ReduceLROnPlateau, stepped with a metric.
     Plateau(ReduceLROnPlateau),
+    /// SequentialLR.
     Sequential(SequentialLR),
+    /// ChainedScheduler.
     Chained(ChainedScheduler),
 }
 
@@ -109,9 +112,13 @@ impl Scheduler {
 /// ChainedScheduler) given apart, since they are not values.
 #[derive(Default, Clone)]
 pub struct SchedulerArgs {
+    /// Positional values after the optimizer.
     pub positional: Vec<Value>,
+    /// Keyword values by torch's names.
     pub keywords: BTreeMap<String, Value>,
+    /// `lr_lambda`: one function for all groups or one per group.
     pub lr_lambdas: Vec<LrLambda>,
+    /// `schedulers`: the children of SequentialLR or ChainedScheduler.
     pub schedulers: Vec<SharedScheduler>,
 }
 

@@ -11,7 +11,9 @@ use crate::value::Value;
 /// torch's `ConstantLR(optimizer, factor=1/3, total_iters=5)`.
 pub struct ConstantLR {
     base: SchedulerBase,
+    /// torch's `factor`: the learning rate's multiplier until `total_iters`.
     pub factor: f64,
+    /// torch's `total_iters`: the epochs over which the schedule runs.
     pub total_iters: i64,
 }
 

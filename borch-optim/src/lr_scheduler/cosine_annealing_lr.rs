@@ -13,7 +13,9 @@ use crate::value::Value;
 /// torch's `CosineAnnealingLR(optimizer, T_max, eta_min=0.0)`.
 pub struct CosineAnnealingLR {
     base: SchedulerBase,
+    /// torch's `T_max`: the epochs of half a cosine period.
     pub t_max: i64,
+    /// torch's `eta_min`: the smallest learning rate.
     pub eta_min: f64,
 }
 

@@ -13,10 +13,15 @@ use crate::value::Value;
 /// torch's `CosineAnnealingWarmRestarts(optimizer, T_0, T_mult=1, eta_min=0.0)`.
 pub struct CosineAnnealingWarmRestarts {
     base: SchedulerBase,
+    /// torch's `T_0`: the epochs until the first restart.
     pub t_0: i64,
+    /// torch's `T_i`: the length of the current cycle.
     pub t_i: i64,
+    /// torch's `T_mult`: how much longer each cycle is than the last.
     pub t_mult: i64,
+    /// torch's `eta_min`: the smallest learning rate.
     pub eta_min: f64,
+    /// torch's `T_cur`: epochs since the last restart (fractional when stepped with a float epoch).
     pub t_cur: f64,
 }
 

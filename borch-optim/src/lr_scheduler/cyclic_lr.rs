@@ -14,13 +14,21 @@ use crate::value::Value;
 /// taken: a custom scale function is refused by the catalog).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CyclicOptions {
+    /// torch's `step_size_up`: iterations in the increasing half of a cycle.
     pub step_size_up: f64,
+    /// torch's `step_size_down`: iterations in the decreasing half (`None`: `step_size_up`).
     pub step_size_down: Option<f64>,
+    /// torch's `mode`: `"triangular"`, `"triangular2"` or `"exp_range"`.
     pub mode: String,
+    /// torch's `gamma`: the factor of `exp_range` mode.
     pub gamma: f64,
+    /// torch's `scale_mode`: `"cycle"` or `"iterations"`.
     pub scale_mode: String,
+    /// torch's `cycle_momentum`: whether momentum cycles inversely to the learning rate.
     pub cycle_momentum: bool,
+    /// torch's `base_momentum`: the lower momentum bound, per group or for all.
     pub base_momentum: PerGroup,
+    /// torch's `max_momentum`: the upper momentum bound, per group or for all.
     pub max_momentum: PerGroup,
 }
 
@@ -42,12 +50,19 @@ impl Default for CyclicOptions {
 /// torch's `CyclicLR(optimizer, base_lr, max_lr, step_size_up=2000, …)`.
 pub struct CyclicLR {
     base: SchedulerBase,
+    /// torch's `max_lrs`: the upper learning rate bound of each group.
     pub max_lrs: Vec<f64>,
+    /// torch's `total_size`: iterations per cycle.
     pub total_size: f64,
+    /// torch's `step_ratio`: the increasing half's share of a cycle.
     pub step_ratio: f64,
+    /// torch's `mode`: `"triangular"`, `"triangular2"` or `"exp_range"`.
     pub mode: String,
+    /// torch's `gamma`: the factor of `exp_range` mode.
     pub gamma: f64,
+    /// torch's `scale_mode`: `"cycle"` or `"iterations"`.
     pub scale_mode: String,
+    /// torch's `cycle_momentum`: whether momentum cycles inversely to the learning rate.
     pub cycle_momentum: bool,
     use_beta1: bool,
     base_momentums: Vec<f64>,

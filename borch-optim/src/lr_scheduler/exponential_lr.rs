@@ -11,6 +11,7 @@ use crate::value::Value;
 /// torch's `ExponentialLR(optimizer, gamma)`.
 pub struct ExponentialLR {
     base: SchedulerBase,
+    /// torch's `gamma`: the multiplicative factor of the decay.
     pub gamma: f64,
 }
 

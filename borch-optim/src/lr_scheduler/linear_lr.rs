@@ -12,8 +12,11 @@ use crate::value::Value;
 /// torch's `LinearLR(optimizer, start_factor=1/3, end_factor=1.0, total_iters=5)`.
 pub struct LinearLR {
     base: SchedulerBase,
+    /// torch's `start_factor`: the factor at epoch 0.
     pub start_factor: f64,
+    /// torch's `end_factor`: the factor from `total_iters` on.
     pub end_factor: f64,
+    /// torch's `total_iters`: the epochs over which the schedule runs.
     pub total_iters: i64,
 }
 

@@ -50,7 +50,9 @@ pub use step_lr::StepLR;
 /// A value given once for all param groups or once per group (torch's float-or-list arguments).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PerGroup {
+    /// One value for every group.
     All(f64),
+    /// One value per group.
     Each(Vec<f64>),
 }
 
@@ -84,9 +86,13 @@ impl PerGroup {
 /// What every epoch-driven scheduler keeps (torch's `LRScheduler` attributes).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SchedulerBase {
+    /// torch's `base_lrs`: each group's initial learning rate.
     pub base_lrs: Vec<f64>,
+    /// torch's `last_epoch`.
     pub last_epoch: i64,
+    /// torch's `_step_count`: calls to `step`, the constructor's included.
     pub step_count: u64,
+    /// torch's `_last_lr`: the learning rates the last step set.
     pub last_lr: Vec<f64>,
     /// True during the step made by the constructor (torch's `_is_initial`).
     pub is_initial: bool,
@@ -118,7 +124,9 @@ impl SchedulerBase {
 /// torch's scheduler `state_dict()`: the common attributes and each scheduler's own.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SchedulerState {
+    /// The common attributes.
     pub base: SchedulerBase,
+    /// The scheduler's own entries, by torch's names.
     pub values: BTreeMap<String, Value>,
 }
 
@@ -131,7 +139,9 @@ pub(crate) fn lrs(optimizer: &dyn Optimizer) -> Vec<f64> {
 
 /// An epoch-driven scheduler (every one but ReduceLROnPlateau).
 pub trait LRScheduler {
+    /// The common attributes.
     fn base(&self) -> &SchedulerBase;
+    /// The common attributes, to change.
     fn base_mut(&mut self) -> &mut SchedulerBase;
 
     /// torch's `get_lr()`: the learning rates for `last_epoch`, which `step` has just advanced.

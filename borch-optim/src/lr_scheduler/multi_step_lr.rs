@@ -12,7 +12,9 @@ use crate::value::Value;
 /// `gamma` twice (torch keeps a `Counter`).
 pub struct MultiStepLR {
     base: SchedulerBase,
+    /// torch's `milestones`: each epoch with the number of times it was given.
     pub milestones: BTreeMap<i64, u32>,
+    /// torch's `gamma`: the multiplicative factor of the decay.
     pub gamma: f64,
 }
 

@@ -14,7 +14,9 @@ use crate::value::Value;
 /// How OneCycleLR moves between two values within a phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnnealStrategy {
+    /// `"cos"`: cosine annealing.
     Cos,
+    /// `"linear"`: linear annealing.
     Linear,
 }
 
@@ -33,16 +35,27 @@ impl AnnealStrategy {
 /// OneCycleLR's arguments after `max_lr`, with torch's defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OneCycleOptions {
+    /// torch's `total_steps`: steps in the whole cycle.
     pub total_steps: Option<i64>,
+    /// torch's `epochs`: with `steps_per_epoch`, gives `total_steps`.
     pub epochs: Option<i64>,
+    /// torch's `steps_per_epoch`.
     pub steps_per_epoch: Option<i64>,
+    /// torch's `pct_start`: the share of the cycle spent increasing the learning rate.
     pub pct_start: f64,
+    /// torch's `anneal_strategy`: cosine or linear annealing.
     pub anneal_strategy: AnnealStrategy,
+    /// torch's `cycle_momentum`: whether momentum cycles inversely to the learning rate.
     pub cycle_momentum: bool,
+    /// torch's `base_momentum`: the lower momentum bound, per group or for all.
     pub base_momentum: PerGroup,
+    /// torch's `max_momentum`: the upper momentum bound, per group or for all.
     pub max_momentum: PerGroup,
+    /// torch's `div_factor`: `initial_lr = max_lr / div_factor`.
     pub div_factor: f64,
+    /// torch's `final_div_factor`: `min_lr = initial_lr / final_div_factor`.
     pub final_div_factor: f64,
+    /// torch's `three_phase`: a third phase annihilates the learning rate.
     pub three_phase: bool,
 }
 
@@ -77,8 +90,11 @@ struct Phase {
 /// torch's `OneCycleLR(optimizer, max_lr, …)`.
 pub struct OneCycleLR {
     base: SchedulerBase,
+    /// torch's `total_steps`: steps in the whole cycle.
     pub total_steps: i64,
+    /// torch's `anneal_strategy`: cosine or linear annealing.
     pub anneal_strategy: AnnealStrategy,
+    /// torch's `cycle_momentum`: whether momentum cycles inversely to the learning rate.
     pub cycle_momentum: bool,
     use_beta1: bool,
     phases: Vec<Phase>,

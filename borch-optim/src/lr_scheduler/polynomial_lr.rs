@@ -12,7 +12,9 @@ use crate::value::Value;
 /// torch's `PolynomialLR(optimizer, total_iters=5, power=1.0)`.
 pub struct PolynomialLR {
     base: SchedulerBase,
+    /// torch's `total_iters`: the epochs over which the schedule runs.
     pub total_iters: i64,
+    /// torch's `power`: the polynomial's exponent.
     pub power: f64,
 }
 

@@ -12,18 +12,30 @@ use crate::value::Value;
 /// threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReduceLROnPlateau {
+    /// torch's `mode`: `"min"` (lower is better) or `"max"`.
     pub mode: String,
+    /// torch's `factor`: the learning rate's multiplier at a reduction.
     pub factor: f64,
+    /// torch's `patience`: epochs without improvement before the learning rate is reduced.
     pub patience: i64,
+    /// torch's `threshold`: how much better counts as an improvement.
     pub threshold: f64,
+    /// torch's `threshold_mode`: `"rel"` or `"abs"`.
     pub threshold_mode: String,
+    /// torch's `cooldown`: epochs to wait after a reduction.
     pub cooldown: i64,
+    /// torch's `min_lrs`: each group's smallest learning rate.
     pub min_lrs: Vec<f64>,
     default_min_lr: Option<f64>,
+    /// torch's `eps`: reductions smaller than this are skipped.
     pub eps: f64,
+    /// torch's `best`: the best metric seen.
     pub best: f64,
+    /// torch's `num_bad_epochs`: epochs since the last improvement.
     pub num_bad_epochs: i64,
+    /// torch's `cooldown_counter`: cooldown epochs left.
     pub cooldown_counter: i64,
+    /// torch's `last_epoch`.
     pub last_epoch: i64,
     last_lr: Vec<f64>,
 }
@@ -31,13 +43,21 @@ pub struct ReduceLROnPlateau {
 /// ReduceLROnPlateau's arguments, with torch's defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlateauOptions {
+    /// torch's `mode`: `"min"` (lower is better) or `"max"`.
     pub mode: String,
+    /// torch's `factor`: the learning rate's multiplier at a reduction.
     pub factor: f64,
+    /// torch's `patience`: epochs without improvement before the learning rate is reduced.
     pub patience: i64,
+    /// torch's `threshold`: how much better counts as an improvement.
     pub threshold: f64,
+    /// torch's `threshold_mode`: `"rel"` or `"abs"`.
     pub threshold_mode: String,
+    /// torch's `cooldown`: epochs to wait after a reduction.
     pub cooldown: i64,
+    /// torch's `min_lr`: the smallest learning rate, per group or for all.
     pub min_lr: PerGroup,
+    /// torch's `eps`: reductions smaller than this are skipped.
     pub eps: f64,
 }
 

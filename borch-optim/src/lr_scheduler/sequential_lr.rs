@@ -92,8 +92,11 @@ fn load_children(children: &[SharedScheduler], state: &BTreeMap<String, Value>) 
 
 /// torch's `SequentialLR(optimizer, schedulers, milestones)`.
 pub struct SequentialLR {
+    /// torch's `_schedulers`: the child schedulers.
     pub schedulers: Vec<SharedScheduler>,
+    /// torch's `_milestones`: the epochs at which the next scheduler takes over.
     pub milestones: Vec<i64>,
+    /// torch's `last_epoch`.
     pub last_epoch: i64,
     last_lr: Vec<f64>,
 }
@@ -156,6 +159,7 @@ impl SequentialLR {
         Ok(())
     }
 
+    /// torch's `get_last_lr()`: the learning rates the last step set.
     pub fn get_last_lr(&self) -> Vec<f64> {
         self.last_lr.clone()
     }
@@ -173,6 +177,7 @@ impl SequentialLR {
         ]))
     }
 
+    /// torch's `load_state_dict(state_dict)`.
     pub fn load_state_dict(&mut self, state: &BTreeMap<String, Value>) -> Result<()> {
         load_children(&self.schedulers, state)?;
         if let Some(x) = state.get("last_epoch").and_then(Value::as_f64) {
@@ -194,11 +199,13 @@ impl SequentialLR {
 
 /// torch's `ChainedScheduler(schedulers, optimizer=None)`.
 pub struct ChainedScheduler {
+    /// torch's `_schedulers`: the child schedulers.
     pub schedulers: Vec<SharedScheduler>,
     last_lr: Vec<f64>,
 }
 
 impl ChainedScheduler {
+    /// torch's `ChainedScheduler(schedulers, optimizer)`: every child steps at each step.
     pub fn new(optimizer: &dyn Optimizer, schedulers: Vec<SharedScheduler>) -> Result<Self> {
         check_children("ChainedScheduler", &schedulers)?;
         Ok(ChainedScheduler {
@@ -218,6 +225,7 @@ impl ChainedScheduler {
         Ok(())
     }
 
+    /// torch's `get_last_lr()`: the learning rates the last step set.
     pub fn get_last_lr(&self) -> Vec<f64> {
         self.last_lr.clone()
     }
@@ -230,6 +238,7 @@ impl ChainedScheduler {
         ]))
     }
 
+    /// torch's `load_state_dict(state_dict)`.
     pub fn load_state_dict(&mut self, state: &BTreeMap<String, Value>) -> Result<()> {
         load_children(&self.schedulers, state)?;
         if let Some(Value::List(v)) = state.get("_last_lr") {

@@ -11,7 +11,9 @@ use crate::value::Value;
 /// torch's `StepLR(optimizer, step_size, gamma=0.1)`.
 pub struct StepLR {
     base: SchedulerBase,
+    /// torch's `step_size`: epochs between two decays.
     pub step_size: i64,
+    /// torch's `gamma`: the multiplicative factor of the decay.
     pub gamma: f64,
 }
 

@@ -134,10 +134,12 @@ impl Args<'_> {
         self.entry.name
     }
 
+    /// The bound values, `self` first for methods, in the signature's order.
     pub fn values(&self) -> &[Value] {
         &self.values
     }
 
+    /// Value `i` (`None` past the end).
     pub fn get(&self, i: usize) -> &Value {
         self.values.get(i).unwrap_or(&Value::None)
     }
@@ -180,6 +182,7 @@ impl Args<'_> {
         }
     }
 
+    /// A tensor (torch's TypeError otherwise).
     pub fn tensor(&self, i: usize) -> Result<Tensor> {
         match self.get(i) {
             Value::Tensor(t) => Ok(t.clone()),
@@ -195,6 +198,7 @@ impl Args<'_> {
         }
     }
 
+    /// A number or bool.
     pub fn scalar(&self, i: usize) -> Result<Scalar> {
         match self.get(i) {
             Value::Bool(b) => Ok(Scalar::Bool(*b)),
@@ -204,6 +208,7 @@ impl Args<'_> {
         }
     }
 
+    /// A tensor or a number.
     pub fn operand(&self, i: usize) -> Result<Operand> {
         match self.get(i) {
             Value::Tensor(t) => Ok(Operand::Tensor(t.clone())),
@@ -212,6 +217,7 @@ impl Args<'_> {
         }
     }
 
+    /// A tensor, a number, or `None`.
     pub fn opt_operand(&self, i: usize) -> Result<Option<Operand>> {
         match self.get(i) {
             Value::None => Ok(None),
@@ -219,6 +225,7 @@ impl Args<'_> {
         }
     }
 
+    /// A float (an int is taken too).
     pub fn f64(&self, i: usize) -> Result<f64> {
         match self.get(i) {
             Value::Int(v) => Ok(*v as f64),
@@ -227,6 +234,7 @@ impl Args<'_> {
         }
     }
 
+    /// A float, or `None`.
     pub fn opt_f64(&self, i: usize) -> Result<Option<f64>> {
         match self.get(i) {
             Value::None => Ok(None),
@@ -234,6 +242,7 @@ impl Args<'_> {
         }
     }
 
+    /// An int.
     pub fn i64(&self, i: usize) -> Result<i64> {
         match self.get(i) {
             Value::Int(v) => Ok(*v),
@@ -263,6 +272,7 @@ impl Args<'_> {
         Ok(v as isize)
     }
 
+    /// An int that counts or indexes elements, or `None`.
     pub fn opt_int(&self, i: usize) -> Result<Option<isize>> {
         match self.get(i) {
             Value::None => Ok(None),
@@ -276,6 +286,7 @@ impl Args<'_> {
         usize::try_from(v).or_else(|_| self.wrong(i, "a non-negative int"))
     }
 
+    /// A bool.
     pub fn bool(&self, i: usize) -> Result<bool> {
         match self.get(i) {
             Value::Bool(b) => Ok(*b),
@@ -283,6 +294,7 @@ impl Args<'_> {
         }
     }
 
+    /// A string.
     pub fn str(&self, i: usize) -> Result<&str> {
         match self.get(i) {
             Value::Str(s) => Ok(s),
@@ -290,6 +302,7 @@ impl Args<'_> {
         }
     }
 
+    /// A string, or `None`.
     pub fn opt_str(&self, i: usize) -> Result<Option<&str>> {
         match self.get(i) {
             Value::None => Ok(None),
@@ -297,14 +310,16 @@ impl Args<'_> {
         }
     }
 
+    /// A dtype by torch's name, or `None`; a dtype borch lacks is a TypeError naming the ones it has.
     pub fn dtype(&self, i: usize) -> Result<Option<DType>> {
         match self.get(i) {
             Value::None => Ok(None),
             Value::Str(s) => match DType::from_name(s) {
                 Some(d) => Ok(Some(d)),
                 None => type_err(format!(
-                    "{}(): borch has no dtype '{s}' (it has float32, int64 and bool)",
-                    self.entry.name
+                    "{}(): borch has no dtype '{s}' (it has {})",
+                    self.entry.name,
+                    DType::LIST
                 )),
             },
             _ => self.wrong(i, "torch.dtype"),
@@ -379,6 +394,7 @@ impl Args<'_> {
         }
     }
 
+    /// A list of tensors.
     pub fn tensors(&self, i: usize) -> Result<Vec<Tensor>> {
         match self.get(i) {
             Value::List(items) => items

@@ -203,12 +203,12 @@ fn listed() -> Vec<Entry> {
             |a| ok(a.tensor(0)?.masked_fill(&a.tensor(1)?, a.operand(2)?))),
         // dtype, copies, in place
         entry(Method, "to", "dtype: DType", T, |a| match a.dtype(1)? {
-            Some(d) => ok(a.tensor(0)?.to_dtype(d)),
+            Some(d) => ok(a.tensor(0)?.to(d)),
             None => Err(BorchError::Type("to() received an invalid combination of arguments - got (NoneType)".into())),
         }),
-        entry(Method, "float", "", T, |a| ok(a.tensor(0)?.to_dtype(crate::DType::Float32))),
-        entry(Method, "long", "", T, |a| ok(a.tensor(0)?.to_dtype(crate::DType::Int64))),
-        entry(Method, "bool", "", T, |a| ok(a.tensor(0)?.to_dtype(crate::DType::Bool))),
+        entry(Method, "float", "", T, |a| ok(a.tensor(0)?.float())),
+        entry(Method, "long", "", T, |a| ok(a.tensor(0)?.long())),
+        entry(Method, "bool", "", T, |a| ok(a.tensor(0)?.bool())),
         entry(Both, "clone", "", T, |a| ok(a.tensor(0)?.deep_clone())),
         entry(Method, "contiguous", "", T, |a| ok(a.tensor(0)?.contiguous())),
         entry(Method, "detach", "", T, |a| ok(Ok(a.tensor(0)?.detach()))),

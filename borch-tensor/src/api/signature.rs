@@ -10,14 +10,19 @@ use super::value::Value;
 /// What a parameter accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// A tensor.
     Tensor,
     /// A tensor or a number (`other` of a binary op).
     Operand,
     /// A number or bool.
     Scalar,
+    /// A Python float (an int is taken too).
     Float,
+    /// A Python int.
     Int,
+    /// A Python bool.
     Bool,
+    /// A Python str.
     Str,
     /// An element type name: "float32", "int64", "bool".
     DType,
@@ -29,6 +34,7 @@ pub enum Kind {
     Padding,
     /// Sizes whose items may be None (adaptive pooling's `output_size`: None keeps the input's).
     SizesOrNone,
+    /// A list of tensors.
     Tensors,
     /// A list of Python subscript items (`t[...]`): int, None, "...", [start, stop, step], Tensor.
     Indices,
@@ -41,11 +47,17 @@ pub enum Kind {
 /// A parameter's default.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Default {
+    /// No default: the argument must be given.
     Required,
+    /// `= None`.
     None,
+    /// `= True` / `= False`.
     Bool(bool),
+    /// An int default.
     Int(i64),
+    /// A float default.
     Float(f64),
+    /// A string default.
     Str(&'static str),
     /// A number that may also be passed as None, which then means something else (BatchNorm's
     /// `momentum: float | None = 0.1`), written `= 0.1 | None`: an explicit None is kept.
@@ -56,6 +68,7 @@ pub enum Default {
 }
 
 impl Default {
+    /// The default as a value, or `None` when the argument is required.
     pub fn value(self) -> Option<Value> {
         Some(match self {
             Default::Required | Default::RequiredOrNone => return None,
@@ -68,10 +81,14 @@ impl Default {
     }
 }
 
+/// One parameter of a signature.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Param {
+    /// torch's name.
     pub name: &'static str,
+    /// What it accepts.
     pub kind: Kind,
+    /// Its default.
     pub default: Default,
     /// Python's `*size`: a run of ints given one by one is taken as the list (`view(2, 3)`).
     pub varargs: bool,
@@ -80,6 +97,7 @@ pub struct Param {
 /// What an op returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Returns {
+    /// A tensor.
     Tensor,
     /// A list of tensors (split, unbind).
     Tensors,
@@ -92,8 +110,11 @@ pub enum Returns {
     MaybeTensors,
     /// The tensor itself, modified in place.
     SelfInPlace,
+    /// A Python int (`dim()`, `numel()`).
     Int,
+    /// A list of ints (`size()`, `stride()`).
     Ints,
+    /// A Python bool (`is_contiguous()`, `equal`).
     Bool,
     /// Python's `None` (`torch.autograd.backward`).
     Nothing,
@@ -106,6 +127,7 @@ pub enum Call {
     Map(&'static MapOp),
     /// The op's in-place form (`add_`): `self` is written and returned.
     MapInPlace(&'static MapOp),
+    /// A function of the bound arguments.
     Fn(fn(&Args) -> Result<Value>),
     /// An op that reads values back before it can size its result (`nonzero`, `unique`, …):
     /// a future. `api::call` blocks on it on native targets; in a browser only `api::call_async`
@@ -136,18 +158,23 @@ pub enum Form {
 pub struct Entry {
     /// torch's name (snake_case).
     pub name: &'static str,
+    /// Method, function or both.
     pub form: Form,
     /// Parameters after `self` for methods; all parameters for functions.
     pub params: Vec<Param>,
+    /// What it returns.
     pub returns: Returns,
+    /// How it runs.
     pub call: Call,
 }
 
 impl Entry {
+    /// Whether torch offers it as a method.
     pub fn is_method(&self) -> bool {
         self.form != Form::Function
     }
 
+    /// Whether torch offers it as a function.
     pub fn is_function(&self) -> bool {
         self.form != Form::Method
     }

@@ -8,12 +8,19 @@ use crate::tensor::Tensor;
 /// One argument or result, as a dynamically typed language holds it.
 #[derive(Debug, Clone)]
 pub enum Value {
+    /// Python's `None` (JavaScript's `null` / `undefined`).
     None,
+    /// A bool.
     Bool(bool),
+    /// An int.
     Int(i64),
+    /// A float.
     Float(f64),
+    /// A string.
     Str(String),
+    /// A tensor.
     Tensor(Tensor),
+    /// A list or tuple.
     List(Vec<Value>),
     /// A value of the calling language that no parameter accepts (a JavaScript `Map`, a
     /// function, a list too long to read), kept so that the binder refuses it with torch's
@@ -37,6 +44,7 @@ impl Value {
         }
     }
 
+    /// Whether this is `None`.
     pub fn is_none(&self) -> bool {
         matches!(self, Value::None)
     }

@@ -15,12 +15,14 @@ use crate::tensor::{Tensor, device};
 use crate::scalar::Operand;
 
 impl Operand {
+    /// The tensor's dtype, or the number's category (float32, int64, bool).
     pub fn dtype(&self) -> DType {
         match self {
             Operand::Tensor(t) => t.dtype(),
             Operand::Scalar(s) => s.dtype(),
         }
     }
+    /// The tensor's shape; a number's is `[]`.
     pub fn shape(&self) -> &[usize] {
         match self {
             Operand::Tensor(t) => t.shape(),

@@ -37,10 +37,15 @@ use crate::tensor::Tensor;
 /// loop over lanes), the staged tile suits GPUs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MatmulTile {
+    /// Threads of a workgroup along the output's columns.
     pub threads_x: u32,
+    /// Threads of a workgroup along the output's rows.
     pub threads_y: u32,
+    /// Output rows each thread computes.
     pub rows: u32,
+    /// Output columns each thread computes.
     pub cols: u32,
+    /// The step along K: the depth of the staged tiles.
     pub bk: u32,
     /// Two copies of the staged tiles in workgroup memory, alternating per step of K, so a
     /// step needs one barrier instead of two.

@@ -2,6 +2,7 @@
 //! or defines differently from torch (NaN tests by bit pattern, so no compiler can fold them;
 //! NaN and infinity made at run time, as Tint refuses them in constant expressions).
 
+/// `flat_index` (the flat thread index of a 1-D dispatch) and `sp` (parameter `i` as i32).
 pub const INDEX: &str = r#"
 fn flat_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * 256u + lid;
@@ -9,6 +10,8 @@ fn flat_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
 fn sp(i: u32) -> i32 { return bitcast<i32>(p[i]); }
 "#;
 
+/// Numeric helpers: NaN and infinity tests and constants, and torch's definitions of the math
+/// functions WGSL lacks or defines differently.
 pub const MATH: &str = r#"
 const PI: f32 = 3.14159265358979323846;
 fn is_nan(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }

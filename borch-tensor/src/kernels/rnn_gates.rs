@@ -26,6 +26,7 @@ pub enum GateKind {
 }
 
 impl GateKind {
+    /// Gates per hidden unit: 1 for RNN cells, 3 for GRU, 4 for LSTM.
     pub fn gates(self) -> usize {
         match self {
             GateKind::Tanh | GateKind::Relu => 1,

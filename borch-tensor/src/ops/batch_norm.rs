@@ -18,7 +18,9 @@ use crate::tensor::Tensor;
 /// average `1 / num_batches_tracked` (read on the device; `momentum=None` in the modules).
 #[derive(Clone, Copy)]
 pub enum BatchNormMomentum<'a> {
+    /// torch's `momentum`: `running = (1 - m) * running + m * batch`.
     Value(f64),
+    /// The cumulative average, with `num_batches_tracked` (already incremented).
     Cumulative(&'a Tensor),
 }
 

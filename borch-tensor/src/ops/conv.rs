@@ -15,8 +15,11 @@ use crate::tensor::Tensor;
 /// all), or the strings `'valid'` (none) and `'same'` (the output as large as the input).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Padding {
+    /// Zero padding on both sides: one size per spatial dim, or one for all.
     Sizes(Vec<isize>),
+    /// `'valid'`: no padding.
     Valid,
+    /// `'same'`: padding that keeps the input's spatial size (stride 1).
     Same,
 }
 

@@ -10,10 +10,15 @@ use crate::tensor::Tensor;
 
 /// The hyper-parameters of one transposed convolution, as torch takes them.
 pub struct TransposeArgs<'a> {
+    /// torch's `stride`: one per spatial dim, or one for all.
     pub stride: &'a [isize],
+    /// torch's `padding`: removed from each side of the output.
     pub padding: &'a [isize],
+    /// torch's `output_padding`: added to one side of the output.
     pub output_padding: &'a [isize],
+    /// torch's `groups`.
     pub groups: isize,
+    /// torch's `dilation`.
     pub dilation: &'a [isize],
 }
 

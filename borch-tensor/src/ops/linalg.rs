@@ -272,12 +272,16 @@ impl Tensor {
 /// torch's `ord` of a matrix norm: 'fro', 'nuc' or a number.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum MatrixOrd {
+    /// `'fro'`: the Frobenius norm.
     Fro,
+    /// `'nuc'`: the nuclear norm.
     Nuc,
+    /// A number: 1, -1, 2, -2, inf or -inf.
     Num(f64),
 }
 
 impl MatrixOrd {
+    /// `'fro'` or `'nuc'`; anything else is torch's error.
     pub fn parse(s: &str) -> Result<MatrixOrd> {
         match s {
             "fro" => Ok(MatrixOrd::Fro),

@@ -1,3 +1,6 @@
+//! The ops behind `Tensor`'s methods and the free functions, one module per family (each
+//! names torch's ops it holds); most are re-exported at the crate root.
+
 pub mod arg_reduce;
 pub mod batch_norm;
 pub mod checks;
@@ -6,6 +9,7 @@ pub mod conv3d;
 pub mod conv_fused;
 pub mod conv_gemm;
 pub mod conv_transpose;
+pub mod convert;
 pub mod creation;
 pub mod einsum;
 pub mod elementwise;

@@ -34,6 +34,7 @@ pub fn set_sdpa_path(path: SdpaPath) {
     *PATH.lock().unwrap_or_else(|p| p.into_inner()) = path;
 }
 
+/// The attention algorithm chosen (process-wide).
 #[doc(hidden)]
 pub fn sdpa_path() -> SdpaPath {
     *PATH.lock().unwrap_or_else(|p| p.into_inner())
@@ -47,9 +48,13 @@ pub type SdpaComposed =
 /// The options past query, key and value (validated by the caller; dropout is not fused).
 #[derive(Clone, Copy)]
 pub struct SdpaOptions<'a> {
+    /// torch's `attn_mask`: a bool mask (true attends) or a float bias added to the scores.
     pub attn_mask: Option<&'a Tensor>,
+    /// torch's `is_causal`: each query attends to the keys at or before its position.
     pub is_causal: bool,
+    /// torch's `scale`, resolved (`1/sqrt(E)` when torch's is None).
     pub scale: f64,
+    /// torch's `enable_gqa`: key and value heads shared by groups of query heads.
     pub enable_gqa: bool,
 }
 

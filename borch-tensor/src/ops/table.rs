@@ -40,11 +40,15 @@ pub type Check = fn(&[Operand], &[f64]) -> Result<()>;
 /// One elementwise op.
 #[derive(Debug)]
 pub struct MapOp {
+    /// torch's name.
     pub name: &'static str,
+    /// The number of tensor operands.
     pub arity: usize,
     /// WGSL over `a`, `b`, `c` (f32) and the parameters `k0`, `k1`, ….
     pub float: &'static str,
+    /// What the op does with int64 operands.
     pub on_int: OnInt,
+    /// What the op does with bool operands.
     pub on_bool: OnBool,
     /// Yields bool (comparisons, isnan, logical ops).
     pub predicate: bool,
@@ -65,8 +69,10 @@ pub struct MapOp {
 
 const NEG_BOOL: &str = "Negation, the `-` operator, on a bool tensor is not supported. If you \
 are trying to invert a mask, use the `~` or `logical_not()` operator instead.";
+/// torch's message for `bool - bool`.
 pub const SUB_BOOL: &str = "Subtraction, the `-` operator, with two bool tensors is not \
 supported. Use the `^` or `logical_xor()` operator instead.";
+/// torch's message for a bool tensor in a subtraction with a number or another dtype.
 pub const SUB_ONE_BOOL: &str = "Subtraction, the `-` operator, with a bool tensor is not \
 supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.";
 
@@ -85,6 +91,7 @@ macro_rules! map_ops {
         $(, params [$(($pn:literal, $pd:expr)),*])?
         $(, from $from:literal)? $(, check $check:expr)? ; )*) => {
         $(
+            #[doc = concat!("torch's `", $name, "`.")]
             pub static $id: MapOp = MapOp {
                 name: $name,
                 arity: $arity,

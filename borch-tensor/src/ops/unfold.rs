@@ -17,11 +17,17 @@ use crate::tensor::Tensor;
 /// outside the input read the pad value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window<const N: usize> {
+    /// The input's spatial size.
     pub input: [usize; N],
+    /// The output's spatial size (window positions).
     pub output: [usize; N],
+    /// The window's size.
     pub kernel: [usize; N],
+    /// The step between window positions.
     pub stride: [usize; N],
+    /// Padding before the first element.
     pub padding: [usize; N],
+    /// The spacing of the window's taps.
     pub dilation: [usize; N],
 }
 
@@ -53,7 +59,9 @@ pub trait Sliding: Copy {
     const UNFOLD: &'static str;
     /// `col2im`'s name at this rank.
     const FOLD: &'static str;
+    /// The op autograd records for `im2col` at this rank.
     fn unfold_op(self) -> ShapeOp;
+    /// The op autograd records for `col2im` at this rank.
     fn fold_op(self) -> ShapeOp;
 }
 

@@ -18,6 +18,7 @@ pub struct Mt19937 {
 }
 
 impl Mt19937 {
+    /// torch's `mt19937(seed)`: the state seeded from the low 32 bits.
     pub fn new(seed: u64) -> Mt19937 {
         let mut state = [0u32; N];
         state[0] = seed as u32;

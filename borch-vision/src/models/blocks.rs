@@ -48,9 +48,13 @@ fn boxed(m: impl Module + 'static) -> Box<dyn Module> {
 /// What a block's constructor takes beyond its planes (torchvision's block signature).
 #[derive(Debug, Clone, Copy)]
 pub struct BlockArgs {
+    /// torchvision's `stride`.
     pub stride: usize,
+    /// torchvision's `groups` (1).
     pub groups: usize,
+    /// torchvision's `base_width` (64).
     pub base_width: usize,
+    /// torchvision's `dilation` (1).
     pub dilation: usize,
 }
 
@@ -89,20 +93,27 @@ fn tail(
 /// torchvision's `BasicBlock(inplanes, planes, stride=1, downsample=None, groups=1,
 /// base_width=64, dilation=1)` (expansion 1).
 pub struct BasicBlock {
+    /// torchvision's `conv1`.
     pub conv1: Box<dyn Module>,
+    /// torchvision's `bn1`.
     pub bn1: Box<dyn Module>,
+    /// torchvision's `relu`.
     pub relu: Box<dyn Module>,
+    /// torchvision's `conv2`.
     pub conv2: Box<dyn Module>,
+    /// torchvision's `bn2`.
     pub bn2: Box<dyn Module>,
     /// torchvision's `downsample`: `Sequential(conv1x1, BatchNorm2d)` where the block changes
     /// the stride or the channels.
     pub downsample: Option<Box<dyn Module>>,
+    /// torchvision's `stride`.
     pub stride: usize,
     residual_fused: bool,
     training: bool,
 }
 
 impl BasicBlock {
+    /// torchvision's `expansion`: output channels per plane.
     pub const EXPANSION: usize = 1;
 
     /// torchvision's checks and construction order (`conv1`, `bn1`, `relu`, `conv2`, `bn2`; the
@@ -185,20 +196,30 @@ impl Module for BasicBlock {
 /// torchvision's `Bottleneck(inplanes, planes, stride=1, downsample=None, groups=1,
 /// base_width=64, dilation=1)` (expansion 4; the stride on the 3×3 convolution, ResNet V1.5).
 pub struct Bottleneck {
+    /// torchvision's `conv1`.
     pub conv1: Box<dyn Module>,
+    /// torchvision's `bn1`.
     pub bn1: Box<dyn Module>,
+    /// torchvision's `conv2`.
     pub conv2: Box<dyn Module>,
+    /// torchvision's `bn2`.
     pub bn2: Box<dyn Module>,
+    /// torchvision's `conv3`.
     pub conv3: Box<dyn Module>,
+    /// torchvision's `bn3`.
     pub bn3: Box<dyn Module>,
+    /// torchvision's `relu`.
     pub relu: Box<dyn Module>,
+    /// torchvision's `downsample`, where the block changes the stride or the channels.
     pub downsample: Option<Box<dyn Module>>,
+    /// torchvision's `stride`.
     pub stride: usize,
     residual_fused: bool,
     training: bool,
 }
 
 impl Bottleneck {
+    /// torchvision's `expansion`: output channels per plane.
     pub const EXPANSION: usize = 4;
 
     /// torchvision's construction order: `conv1 bn1 conv2 bn2 conv3 bn3 relu`, with
@@ -234,6 +255,7 @@ impl Bottleneck {
         self.residual_fused = true;
     }
 
+    /// Whether the residual tail was handed to a fused module.
     pub fn residual_fused(&self) -> bool {
         self.residual_fused
     }

@@ -22,11 +22,17 @@ use borch_tensor::Result;
 /// `norm_layer` is always `BatchNorm2d` and `weights` always `None` (see [`catalog`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResNetOptions {
+    /// torchvision's `num_classes`: the outputs of `fc` (1000).
     pub num_classes: usize,
+    /// torchvision's `zero_init_residual`: zero the last BatchNorm weight of each block.
     pub zero_init_residual: bool,
+    /// torchvision's `groups`: groups of the 3×3 convolutions (1).
     pub groups: usize,
+    /// torchvision's `width_per_group` (64).
     pub width_per_group: usize,
+    /// torchvision's `replace_stride_with_dilation` for `layer2` to `layer4`.
     pub replace_stride_with_dilation: [bool; 3],
+    /// borch's width: the stem's channels and `layer1`'s planes (torchvision: 64).
     pub width: usize,
 }
 

@@ -22,6 +22,7 @@ pub enum Block {
 }
 
 impl Block {
+    /// torchvision's `expansion`: output channels per plane (1 or 4).
     pub fn expansion(self) -> usize {
         match self {
             Block::Basic => BasicBlock::EXPANSION,
@@ -47,13 +48,21 @@ pub enum Stem {
 /// (`norm_layer` is always `BatchNorm2d`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResNetConfig {
+    /// torchvision's `block`: which residual block.
     pub block: Block,
+    /// torchvision's `layers`: blocks in `layer1` to `layer4`.
     pub layers: [usize; 4],
+    /// torchvision's `num_classes`: the outputs of `fc` (1000).
     pub num_classes: usize,
+    /// torchvision's `zero_init_residual`: zero the last BatchNorm weight of each block.
     pub zero_init_residual: bool,
+    /// torchvision's `groups`: groups of the 3×3 convolutions (1).
     pub groups: usize,
+    /// torchvision's `width_per_group` (64).
     pub width_per_group: usize,
+    /// torchvision's `replace_stride_with_dilation` for `layer2` to `layer4`.
     pub replace_stride_with_dilation: [bool; 3],
+    /// borch's stem option: torchvision's ImageNet stem or the CIFAR one.
     pub stem: Stem,
     /// The stem's channels and `layer1`'s planes (torchvision: 64); `layer2..4` double it.
     pub width: usize,
@@ -79,16 +88,27 @@ impl ResNetConfig {
 /// torchvision's `ResNet`: children `conv1 bn1 relu maxpool layer1 layer2 layer3 layer4 avgpool
 /// fc`, each layer a `Sequential` of blocks.
 pub struct ResNet {
+    /// torchvision's `conv1`.
     pub conv1: Box<dyn Module>,
+    /// torchvision's `bn1`.
     pub bn1: Box<dyn Module>,
+    /// torchvision's `relu`.
     pub relu: Box<dyn Module>,
+    /// torchvision's `maxpool` (an `Identity` in the CIFAR stem).
     pub maxpool: Box<dyn Module>,
+    /// torchvision's `layer1`: the blocks at the stem's resolution.
     pub layer1: Sequential,
+    /// torchvision's `layer2`: stride 2, twice the planes.
     pub layer2: Sequential,
+    /// torchvision's `layer3`: stride 2, four times the planes.
     pub layer3: Sequential,
+    /// torchvision's `layer4`: stride 2, eight times the planes.
     pub layer4: Sequential,
+    /// torchvision's `avgpool`: `AdaptiveAvgPool2d((1, 1))`.
     pub avgpool: Box<dyn Module>,
+    /// torchvision's `fc`: `Linear(512 * expansion, num_classes)` at width 64.
     pub fc: Box<dyn Module>,
+    /// What the model was built from.
     pub config: ResNetConfig,
     training: bool,
 }

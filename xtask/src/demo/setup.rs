@@ -1,6 +1,6 @@
-//! What the demo needs before it opens the device: a runtime dir for the Vulkan loader, and an
-//! adapter — lavapipe (Debian's `mesa-vulkan-drivers`, a software Vulkan GPU) is installed
-//! when no Vulkan driver for it is present and no other adapter opens.
+//! What the demo needs before it opens the device: an adapter — lavapipe (Debian's
+//! `mesa-vulkan-drivers`, a software Vulkan GPU) is installed when no Vulkan driver for it is
+//! present and no other adapter opens. (`XDG_RUNTIME_DIR` is borch-device's business.)
 
 use std::path::Path;
 use std::process::Command;
@@ -9,30 +9,11 @@ use borch_tensor::{Device, DeviceOptions, default_device};
 
 /// The default device, installing lavapipe first when none can be opened.
 pub fn open_device() -> Result<Device, String> {
-    runtime_dir()?;
     if !has_lavapipe() && pollster::block_on(borch_tensor::init(&DeviceOptions::default())).is_err()
     {
         install_lavapipe()?;
     }
     default_device().map_err(|e| format!("no adapter could be opened: {e}"))
-}
-
-/// `XDG_RUNTIME_DIR` set to a private directory when unset (the loader warns without one).
-fn runtime_dir() -> Result<(), String> {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
-        return Ok(());
-    }
-    let dir = std::env::temp_dir().join(format!("borch-xdg-{}", uid()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    // SAFETY: called before any other thread of this process exists.
-    unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
-    Ok(())
 }
 
 fn has_lavapipe() -> bool {

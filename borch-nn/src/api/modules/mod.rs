@@ -55,6 +55,7 @@ pub struct ModuleClass {
     pub signature: &'static str,
     /// The signature parsed, as an [`Entry`] the core's binder takes (its `call` is unused).
     pub entry: Entry,
+    /// Builds the module from the bound arguments.
     pub build: Builder,
     /// The forward's signature when it takes more than tensors or returns a tuple (LSTM's
     /// `forward(input, hx=None) -> (output, (h_n, c_n))`); `None`: tensors in, one tensor out.

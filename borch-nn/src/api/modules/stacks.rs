@@ -20,8 +20,11 @@ use crate::{TransformerDecoder, TransformerEncoder};
 /// A module parameter: torch's name, its position in torch's signature, whether it is required
 /// (an optional one defaults to None).
 pub struct ModuleParam {
+    /// torch's name of the parameter.
     pub name: &'static str,
+    /// Its position in torch's signature.
     pub position: usize,
+    /// Whether it must be given (an optional one defaults to None).
     pub required: bool,
 }
 
@@ -31,13 +34,17 @@ pub type StackBuilder = fn(&[Option<&dyn Module>], &Args) -> Result<Box<dyn Modu
 
 /// One class taking modules.
 pub struct StackClass {
+    /// torch's class name (`"TransformerEncoder"`).
     pub name: &'static str,
     /// torch's signature, module parameters typed `Module`.
     pub signature: &'static str,
+    /// The module parameters, from the signature.
     pub modules: &'static [ModuleParam],
     /// The other parameters, in torch's order, as the binder takes them.
     pub entry: Entry,
+    /// Builds the module.
     pub build: StackBuilder,
+    /// The forward's signature.
     pub forward: &'static ForwardSignature,
 }
 

@@ -13,9 +13,13 @@ use crate::functional::padding::index_tensor as index;
 /// `batch_sizes` on the CPU too); the `*_tensor` methods give them as int64 tensors.
 #[derive(Clone)]
 pub struct PackedSequence {
+    /// torch's `data`: the packed time steps.
     pub data: Tensor,
+    /// torch's `batch_sizes`: the batch size at each time step.
     pub batch_sizes: Vec<i64>,
+    /// torch's `sorted_indices`: the order the sequences were sorted into, if sorted.
     pub sorted_indices: Option<Vec<i64>>,
+    /// torch's `unsorted_indices`: the inverse of `sorted_indices`.
     pub unsorted_indices: Option<Vec<i64>>,
 }
 
@@ -53,14 +57,17 @@ impl PackedSequence {
         })
     }
 
+    /// `batch_sizes` as an int64 tensor (torch's attribute is one).
     pub fn batch_sizes_tensor(&self) -> Result<Tensor> {
         index(&self.batch_sizes)
     }
 
+    /// `sorted_indices` as an int64 tensor.
     pub fn sorted_indices_tensor(&self) -> Result<Option<Tensor>> {
         self.sorted_indices.as_deref().map(index).transpose()
     }
 
+    /// `unsorted_indices` as an int64 tensor.
     pub fn unsorted_indices_tensor(&self) -> Result<Option<Tensor>> {
         self.unsorted_indices.as_deref().map(index).transpose()
     }
