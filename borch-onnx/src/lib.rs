@@ -8,6 +8,7 @@
 mod export;
 mod graph;
 mod lower;
+mod lower_attention;
 mod lower_composed;
 mod lower_resample;
 mod recorder;
