@@ -231,6 +231,17 @@ pub fn trace(
             .zip(&in_infos)
             .find(|(_, info)| info_dyn0(info))
             .and_then(|(x, _)| x.shape().first().copied()),
+        batch_input: inputs
+            .iter()
+            .zip(&in_infos)
+            .zip(&input_names)
+            .find(|((_, info), _)| info_dyn0(info))
+            .map(|(_, name)| Val {
+                name: name.clone(),
+                dyn0: true,
+            }),
+        batch_dim: HashMap::new(),
+        scaled0: Default::default(),
     };
     for rec in &recorder.ops {
         lowerer.lower(rec)?;

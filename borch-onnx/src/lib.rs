@@ -4,6 +4,7 @@
 mod export;
 mod graph;
 mod lower;
+mod lower_attention;
 mod lower_composed;
 mod lower_resample;
 mod recorder;

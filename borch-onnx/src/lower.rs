@@ -2,7 +2,7 @@
 //! primitives (the autograd ops: elementwise table, views, reductions, softmax, cat, matmul).
 //! Composed ops (convolution, pooling, norms) are in `lower_composed.rs`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use borch_tensor::{
     AlongOp, BorchError, DType, MatmulOp, Op, Operand, ReduceOp, Result, Scalar, ShapeOp, Tensor,
@@ -37,6 +37,15 @@ pub struct Lowerer<'a> {
     pub expanded_from: HashMap<u64, Val>,
     /// The traced size of the dynamic batch dim (dim 0 of a dynamic input), if any.
     pub batch: Option<usize>,
+    /// The graph input whose dim 0 is that batch (the batch size of an expand comes from it).
+    pub batch_input: Option<Val>,
+    /// Values whose batch dim a permute moved off dim 0, by name: where it is (so that a
+    /// select that brings it back to dim 0 keeps the batch dynamic: timm's `qkv.permute(2, 0,
+    /// 3, 1, 4).unbind(0)`).
+    pub batch_dim: HashMap<String, usize>,
+    /// Values whose dim 0 is the batch times a constant (a Linear's `(B·N, C)` flattening): a
+    /// reshape of one infers dim 0 (-1) instead of fixing the traced size.
+    pub scaled0: HashSet<String>,
 }
 
 /// The node-name scope of an op and the module path and class for error messages.
@@ -189,10 +198,14 @@ impl Lowerer<'_> {
     pub fn node(&mut self, ctx: &Ctx, op: &str, inputs: &[&Val], attrs: Vec<(&str, A)>) -> Val {
         let names: Vec<&str> = inputs.iter().map(|v| v.name.as_str()).collect();
         let dyn0 = inputs.first().is_some_and(|v| v.dyn0);
-        Val {
-            name: self.g.node(&ctx.scope, op, &names, attrs),
-            dyn0,
+        let scaled = inputs
+            .first()
+            .is_some_and(|v| self.scaled0.contains(&v.name));
+        let name = self.g.node(&ctx.scope, op, &names, attrs);
+        if scaled {
+            self.scaled0.insert(name.clone());
         }
+        Val { name, dyn0 }
     }
 
     pub fn ints(&mut self, ctx: &Ctx, values: &[i64]) -> Val {
@@ -507,18 +520,28 @@ impl Lowerer<'_> {
     /// dim 0 when the batch is folded into it).
     pub fn reshape(&mut self, x: &Val, in_shape: &[usize], shape: &[usize], ctx: &Ctx) -> Val {
         let mut target: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-        let mut dyn0 = false;
-        if x.dyn0 && !target.is_empty() {
-            if in_shape.first() == shape.first() {
+        let (mut dyn0, mut scaled) = (false, false);
+        let x_scaled = self.scaled0.contains(&x.name);
+        if (x.dyn0 || x_scaled) && !target.is_empty() {
+            if x.dyn0 && in_shape.first() == shape.first() {
                 target[0] = 0;
                 dyn0 = true;
             } else {
+                // Dim 0 inferred: the batch when it has the traced batch's size, the batch
+                // times the rest otherwise.
                 target[0] = -1;
+                dyn0 = self.batch == shape.first().copied();
+                scaled = !dyn0;
             }
         }
         let s = self.ints(ctx, &target);
         let mut v = self.node(ctx, "Reshape", &[x, &s], vec![]);
         v.dyn0 = dyn0;
+        if scaled {
+            self.scaled0.insert(v.name.clone());
+        } else {
+            self.scaled0.remove(&v.name);
+        }
         v
     }
 
@@ -531,7 +554,16 @@ impl Lowerer<'_> {
             ViewOp::Permute(perm) => {
                 let p: Vec<i64> = perm.iter().map(|&d| d as i64).collect();
                 let mut r = self.node(ctx, "Transpose", &[&x], vec![("perm", A::Is(p))]);
-                r.dyn0 = x.dyn0 && perm.first() == Some(&0);
+                let from = if x.dyn0 {
+                    Some(0)
+                } else {
+                    self.batch_dim.get(&x.name).copied()
+                };
+                let to = from.and_then(|b| perm.iter().position(|&d| d == b));
+                r.dyn0 = to == Some(0);
+                if let Some(at) = to.filter(|&at| at > 0) {
+                    self.batch_dim.insert(r.name.clone(), at);
+                }
                 r
             }
             ViewOp::Expand => {
@@ -547,9 +579,28 @@ impl Lowerer<'_> {
                         }
                     })
                     .collect();
-                let s = self.ints(ctx, &shape);
+                // A size-1 batch dim expanded to the traced batch (timm's `cls_token.expand(B,
+                // -1, -1)`) follows the dynamic batch: its size is read from the batch input.
+                let to_batch = lead == 0
+                    && !x.dyn0
+                    && ins.first() == Some(&1)
+                    && self.batch.is_some_and(|b| b == out[0] && b != 1);
+                let s = match (&self.batch_input, to_batch) {
+                    (Some(input), true) => {
+                        let input = input.clone();
+                        let shape_of = self.node(ctx, "Shape", &[&input], vec![]);
+                        let (start, end) = (self.ints(ctx, &[0]), self.ints(ctx, &[1]));
+                        let mut b = self.node(ctx, "Slice", &[&shape_of, &start, &end], vec![]);
+                        b.dyn0 = false;
+                        let rest = self.ints(ctx, &shape[1..]);
+                        let mut s = self.node(ctx, "Concat", &[&b, &rest], vec![("axis", A::I(0))]);
+                        s.dyn0 = false;
+                        s
+                    }
+                    _ => self.ints(ctx, &shape),
+                };
                 let mut r = self.node(ctx, "Expand", &[&x, &s], vec![]);
-                r.dyn0 = x.dyn0 && lead == 0;
+                r.dyn0 = (x.dyn0 && lead == 0) || (to_batch && self.batch_input.is_some());
                 self.expanded_from.insert(rec.output.id(), x.clone());
                 r
             }
@@ -576,6 +627,18 @@ impl Lowerer<'_> {
                 };
                 let mut r = self.node(ctx, "Gather", &[&x, &i], vec![("axis", A::I(*dim as i64))]);
                 r.dyn0 = x.dyn0 && *dim != 0;
+                if let Some(&at) = self.batch_dim.get(&x.name) {
+                    match at.cmp(dim) {
+                        std::cmp::Ordering::Greater if at == dim + 1 && *dim == 0 => r.dyn0 = true,
+                        std::cmp::Ordering::Greater => {
+                            self.batch_dim.insert(r.name.clone(), at - 1);
+                        }
+                        std::cmp::Ordering::Less => {
+                            self.batch_dim.insert(r.name.clone(), at);
+                        }
+                        std::cmp::Ordering::Equal => {}
+                    }
+                }
                 r
             }
         })

@@ -217,6 +217,7 @@ impl Lowerer<'_> {
             }
             "pad" => self.pad(rec, &x, &xt, ctx),
             "interpolate" => self.resize(rec, &x, &xt, ctx),
+            "scaled_dot_product_attention" => self.attention(rec, &x, &xt, ctx),
             other => Err(ctx.unsupported(&format!("'{other}'"))),
         }
     }

@@ -1,5 +1,6 @@
 //! Export the MLP, the CNN, the CIFAR ResNet-18 and torchvision's resnet18 (unfused and fused)
-//! and the padding/resampling model, traced at batch 2, check
+//! and the padding/resampling model and a small timm ViT (two blocks of attention), traced at
+//! batch 2, check
 //! the model's structure here, and write each model with inputs and borch's outputs at batch 2
 //! and 3 to `target/onnx-models/` for ONNX Runtime (`tests/onnx/ort.mjs`) and the ONNX checker
 //! (`scripts/onnx_check.py`), which `scripts/test` runs next.
@@ -110,6 +111,27 @@ fn models_export_with_module_paths_and_dynamic_batch() -> Result<()> {
             "resnet18_fused" => {
                 assert!(!ops.contains(&"BatchNormalization"), "{ops:?}");
                 assert_eq!(ops.iter().filter(|o| **o == "Conv").count(), 20, "{ops:?}");
+            }
+            "vit_small_cfg" => {
+                // Two blocks of attention as opset 17 writes it (no Attention op): per block two
+                // MatMuls and one Softmax, LayerNormalization before each half, the class
+                // token's Concat.
+                assert_eq!(
+                    ops.iter().filter(|o| **o == "Softmax").count(),
+                    2,
+                    "{ops:?}"
+                );
+                assert_eq!(
+                    ops.iter().filter(|o| **o == "LayerNormalization").count(),
+                    5,
+                    "{ops:?}"
+                );
+                assert!(ops.contains(&"Concat") && ops.contains(&"Conv"), "{ops:?}");
+                assert!(
+                    inits.contains(&"cls_token") && inits.contains(&"pos_embed"),
+                    "{inits:?}"
+                );
+                assert!(inits.contains(&"blocks.1.attn.qkv.weight"), "{inits:?}");
             }
             _ => unreachable!(),
         }

@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use borch_tensor::op_trace::{Attr, Span};
 use borch_tensor::{BorchError, DType, Result, SdpaOptions, Tensor, sdpa_fusable, sdpa_fused};
 
 use super::dropout::dropout;
@@ -154,12 +155,33 @@ fn safe_softmax(x: &Tensor) -> Result<Tensor> {
 
 /// torch's `F.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
 /// scale, enable_gqa)`: `(…, L, E)`, `(…, S, E)`, `(…, S, Ev)` → `(…, L, Ev)`.
+/// The exporter sees one op (`op_trace::Span`) with the inputs, the mask and the flags, whichever
+/// kernels ran it.
 pub fn scaled_dot_product_attention(
     query: &Tensor,
     key: &Tensor,
     value: &Tensor,
     opts: &Sdpa<'_>,
 ) -> Result<Tensor> {
+    let span = Span::begin();
+    let out = attention(query, key, value, opts);
+    let mut attrs = vec![
+        ("dropout_p", Attr::Float(opts.dropout_p)),
+        ("is_causal", Attr::Bool(opts.is_causal)),
+        ("enable_gqa", Attr::Bool(opts.enable_gqa)),
+    ];
+    if let Some(scale) = opts.scale {
+        attrs.push(("scale", Attr::Float(scale)));
+    }
+    span.finish(
+        "scaled_dot_product_attention",
+        &[Some(query), Some(key), Some(value), opts.attn_mask],
+        attrs,
+        out,
+    )
+}
+
+fn attention(query: &Tensor, key: &Tensor, value: &Tensor, opts: &Sdpa<'_>) -> Result<Tensor> {
     validate(query, key, value, opts.attn_mask)?;
     if !(0.0..=1.0).contains(&opts.dropout_p) {
         return runtime(format!(

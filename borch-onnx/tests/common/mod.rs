@@ -11,7 +11,7 @@ use borch_nn::{
     MaxPool2d, Module, ReLU, Sequential, Sigmoid, Softmax, Tanh, sequential,
 };
 use borch_tensor::{Padding, Result, Tensor, manual_seed, randn};
-use borch_vision::models::{ResNetOptions, cifar_resnet18_with};
+use borch_vision::models::{ResNetOptions, VisionTransformer, VitConfig, cifar_resnet18_with};
 
 pub fn mlp() -> Result<Box<dyn Module>> {
     Ok(Box::new(sequential![
@@ -104,6 +104,20 @@ pub fn resnet18_full() -> Result<Box<dyn Module>> {
     Ok(Box::new(borch_vision::models::resnet18()?))
 }
 
+/// timm's VisionTransformer at a small size: 32×32 images, patches of 8 (17 tokens), width 48,
+/// two blocks of three heads, 10 classes.
+pub fn vit_small_cfg() -> Result<Box<dyn Module>> {
+    Ok(Box::new(VisionTransformer::new(VitConfig {
+        img_size: 32,
+        patch_size: 8,
+        embed_dim: 48,
+        depth: 2,
+        num_heads: 3,
+        num_classes: 10,
+        ..VitConfig::tiny()
+    })?))
+}
+
 pub fn resnet() -> Result<Box<dyn Module>> {
     Ok(Box::new(cifar_resnet18_with(ResNetOptions {
         num_classes: 10,
@@ -143,6 +157,7 @@ pub fn cases() -> Vec<(&'static str, Builder, Vec<usize>, bool)> {
         ("resnet18_cifar_w8_fused", resnet, vec![2, 3, 16, 16], true),
         ("resnet18", resnet18_full, vec![2, 3, 64, 64], false),
         ("resnet18_fused", resnet18_full, vec![2, 3, 64, 64], true),
+        ("vit_small_cfg", vit_small_cfg, vec![2, 3, 32, 32], false),
     ]
 }
 
