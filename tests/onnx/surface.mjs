@@ -1,5 +1,5 @@
-// borch-ts's onnx.exportOnnx under Node on Dawn (npm webgpu): an MLP and a CIFAR ResNet-18 of
-// width 4 (vision.models.cifarResnet18) exported from the package, run by ONNX Runtime
+// borch-ts's onnx.exportOnnx under Node on Dawn (npm webgpu): an MLP, a CIFAR ResNet-18 of
+// width 4 (vision.models.cifarResnet18) and timm's ViT-Tiny at 32×32 exported from the package, run by ONNX Runtime
 // (onnxruntime-web, wasm backend) at the traced batch and another, compared with borch-ts's
 // forward (max abs diff ≤ 1e-5); torch's dynamicAxes and names honoured; bad options refused
 // with clear errors.
@@ -57,6 +57,9 @@ const s = await compare('mlp', mlp, [2, 8], {
 check(s.inputNames[0] === 'x' && s.outputNames[0] === 'logits', 'names');
 const resnet = torch.vision.models.cifarResnet18({ numClasses: 10, width: 4 });
 await compare('cifar_resnet18 width 4', resnet, [2, 3, 16, 16]);
+// timm's ViT-Tiny (vision.models from borch-vision's catalog) on 32×32 images: 4 patches + class token.
+const vit = torch.vision.models.vitTinyPatch16224({ imgSize: 32, numClasses: 10 });
+await compare('vit_tiny_patch16_224 img_size 32', vit, [2, 3, 32, 32]);
 
 for (const [what, options, kind] of [
   ['opsetVersion 18', { opsetVersion: 18 }, 'NotImplementedError'],

@@ -10,6 +10,7 @@ mod bench_matmul_call;
 mod bench_resnet18;
 mod bench_sdpa;
 mod bench_train_mlp;
+mod bench_vit;
 mod build_js;
 mod build_py;
 mod demo;
@@ -32,6 +33,7 @@ const USAGE: &str = "usage:
 [--reps R] [--no-math]
   cargo xtask bench lstm [--mode lstm|gru|rnn] [--seq 64] [--batch 32] [--input 256] \
 [--hidden 256] [--layers 1] [--bidirectional] [--warmup W] [--steps N]
+  cargo xtask bench vit [--batches 1,16] [--modes eager,compiled] [--warmup W] [--reps R]
   cargo xtask bench dispatch [--ops 1000] [--numel 1024] [--warmup W] [--reps R] [--compare]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
 [--steps N] [--cases matmul,mlp,resnet18] [--width 64] [--resnet-steps 3] [--resnet-parts eval,train]
@@ -68,6 +70,7 @@ fn main() -> ExitCode {
         ["bench", "dispatch", rest @ ..] => bench_dispatch::run(rest),
         ["bench", "sdpa", rest @ ..] => bench_sdpa::run(rest),
         ["bench", "lstm", rest @ ..] => bench_lstm::run(rest),
+        ["bench", "vit", rest @ ..] => bench_vit::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
         ["build-py", rest @ ..] => build_py::run(rest),
         _ => Err(USAGE.to_string()),

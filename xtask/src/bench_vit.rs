@@ -1,0 +1,147 @@
+//! `cargo xtask bench vit`: timm's `vit_tiny_patch16_224` eval forward at batch 1 and 16, eager
+//! and through `compiled(model)` (record once, replay), each call timed to the readback of one
+//! logit. The weights are the seeded ones of `tests/vision/vit_cases.py` (after
+//! `manual_seed(0)`, every state_dict entry refilled by `normal_(mean, 0.02)` after
+//! `manual_seed(1)`) and each batch is `randn` after `manual_seed(2)`, so
+//! `scripts/bench_vit_torch.py --compare` builds the same model and inputs in torch and checks the
+//! logits before it prints the speed ratio.
+//!
+//! Output: a line per batch and mode, then one JSON line each (`{"bench":"vit",...}`).
+
+use std::time::Instant;
+
+use borch_device::default_device;
+use borch_nn::{Module, compiled};
+use borch_tensor::{Tensor, manual_seed, randn};
+use borch_vision::models::{VisionTransformer, VitConfig};
+use serde_json::json;
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+struct Options {
+    batches: Vec<usize>,
+    modes: Vec<String>,
+    warmup: usize,
+    reps: usize,
+}
+
+fn parse(args: &[&str], software: bool) -> Result<Options, String> {
+    let mut o = Options {
+        batches: if software { vec![1] } else { vec![1, 16] },
+        modes: vec!["eager".into(), "compiled".into()],
+        warmup: 3,
+        reps: if software { 3 } else { 20 },
+    };
+    let mut it = args.iter();
+    while let Some(&arg) = it.next() {
+        let mut value = || it.next().copied().ok_or(format!("{arg} needs a value"));
+        match arg {
+            "--batches" => {
+                o.batches = value()?
+                    .split(',')
+                    .map(|b| b.parse().map_err(|_| format!("bad batch {b}")))
+                    .collect::<Result<_, _>>()?
+            }
+            "--modes" => o.modes = value()?.split(',').map(String::from).collect(),
+            "--warmup" => o.warmup = value()?.parse().map_err(|_| "bad --warmup")?,
+            "--reps" => o.reps = value()?.parse().map_err(|_| "bad --reps")?,
+            other => return Err(format!("unknown option {other}\n{}", crate::USAGE)),
+        }
+    }
+    Ok(o)
+}
+
+/// The model of `tests/vision/vit_cases.py`'s forward case, in eval mode.
+fn model() -> Result<VisionTransformer, String> {
+    manual_seed(0);
+    let mut m = VisionTransformer::new(VitConfig::tiny()).map_err(err)?;
+    m.eval();
+    manual_seed(1);
+    borch_autograd::no_grad(|| {
+        for (k, v) in m.state_dict().iter() {
+            let ln =
+                k.ends_with("norm1.weight") || k.ends_with("norm2.weight") || k == "norm.weight";
+            v.normal_(if ln { 1.0 } else { 0.0 }, 0.02, None)?;
+        }
+        Ok::<(), borch_tensor::BorchError>(())
+    })
+    .map_err(err)?;
+    Ok(m)
+}
+
+fn read_one(t: &Tensor) -> Result<f32, String> {
+    let one = t
+        .reshape(&[-1])
+        .map_err(err)?
+        .narrow(0, 0, 1)
+        .map_err(err)?;
+    Ok(one.to_vec_blocking::<f32>().map_err(err)?[0])
+}
+
+pub fn run(args: &[&str]) -> Result<(), String> {
+    let device = default_device().map_err(err)?;
+    let info = device.adapter_info();
+    let o = parse(args, info.is_software)?;
+    let adapter = info.short();
+    let eager = model()?;
+    let replayed = compiled(model()?);
+    let mut lines = Vec::new();
+    for &b in &o.batches {
+        manual_seed(2);
+        let x = randn(&[b, 3, 224, 224], None).map_err(err)?;
+        for mode in &o.modes {
+            let call = || -> Result<Tensor, String> {
+                borch_autograd::no_grad(|| match mode.as_str() {
+                    "eager" => eager.forward(&x),
+                    _ => replayed.forward(&x),
+                })
+                .map_err(err)
+            };
+            if mode != "eager" && mode != "compiled" {
+                return Err(format!("unknown mode {mode} (eager, compiled)"));
+            }
+            device.synchronize().map_err(err)?;
+            let start = Instant::now();
+            let d0 = device.dispatches();
+            let first = call()?;
+            let dispatches = device.dispatches() - d0;
+            read_one(&first)?;
+            let first_ms = start.elapsed().as_secs_f64() * 1e3;
+            let logits = first.to_vec_blocking::<f32>().map_err(err)?;
+            drop(first);
+            for _ in 0..o.warmup {
+                read_one(&call()?)?;
+            }
+            let (mut times, mut replay_dispatches) = (Vec::with_capacity(o.reps), 0);
+            for _ in 0..o.reps.max(1) {
+                let start = Instant::now();
+                let d0 = device.dispatches();
+                let out = call()?;
+                replay_dispatches = device.dispatches() - d0;
+                read_one(&out)?;
+                times.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+            times.sort_by(f64::total_cmp);
+            let median = times[times.len() / 2];
+            let sum: f64 = logits.iter().map(|&v| f64::from(v)).sum();
+            println!(
+                "vit_tiny_patch16_224 eval b{b} {mode}: {median:.3} ms per call to a read logit \
+                 (first call {first_ms:.0} ms, {dispatches} dispatches first, {replay_dispatches} \
+                 per timed call; logits sum {sum:.6}) [{adapter}]"
+            );
+            lines.push(json!({
+                "bench": "vit", "impl": "borch", "model": "vit_tiny_patch16_224", "batch": b,
+                "mode": mode, "median_ms": median, "first_ms": first_ms,
+                "dispatches_first": dispatches, "dispatches": replay_dispatches,
+                "logits_first": &logits[..8.min(logits.len())], "logits_sum": sum,
+                "adapter": adapter,
+            }));
+        }
+    }
+    for l in lines {
+        println!("{l}");
+    }
+    Ok(())
+}
