@@ -1,6 +1,8 @@
 //! borch's torchvision: `models` (ResNet-18/34/50 with torchvision's structure, state_dict keys
 //! and default initialisation bit for bit after `manual_seed`, and borch's CIFAR ResNet-18) over
-//! borch-nn. Nothing here reaches past borch-nn and borch-tensor; the bindings (borch-js,
+//! borch-nn; `transforms` (torchvision's tensor transforms, seeded as torchvision draws) and
+//! `datasets` (CIFAR-10/100 binary batches, MNIST/Fashion-MNIST IDX files, the bundled digits)
+//! over borch-data's `Dataset`. Nothing here reaches past borch-nn and borch-tensor; the bindings (borch-js,
 //! borch-py) build the models through [`models::catalog`].
 //!
 //! ```no_run
@@ -14,4 +16,6 @@
 //! # }
 //! ```
 
+pub mod datasets;
 pub mod models;
+pub mod transforms;
