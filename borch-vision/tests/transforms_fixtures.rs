@@ -275,10 +275,20 @@ fn to_tensor_and_pil_to_tensor_match_torchvision() -> Result<()> {
 #[test]
 fn refusals_are_clear() -> Result<()> {
     let x = image(&[3, 8, 8])?;
-    let e = Resize::new(&[4]).forward(&x).unwrap_err();
+    let e = Resize::new(&[4])
+        .interpolation("bicubic")
+        .forward(&x)
+        .unwrap_err();
     assert!(
         e.to_string().contains("antialias=True") && e.to_string().contains("antialias=False"),
         "{e}"
+    );
+    assert!(
+        Resize::new(&[4])
+            .interpolation("bicubic")
+            .antialias(false)
+            .forward(&x)
+            .is_ok()
     );
     let e = Normalize::new(&[0.5], &[0.5])
         .forward(&x.to_dtype(DType::Int64)?)

@@ -119,6 +119,13 @@ def pipelines():
     out.append(pipeline_case(0, [3, 4, 5], [["CenterCrop", {"size": [3, 8]}]]))
     out.append(pipeline_case(0, [3, 4, 5], [["Normalize", {"mean": [0.1, 0.2, 0.3], "std": [1.5, 0.5, 2.0]}]]))
     out.append(pipeline_case(0, [2, 3, 2, 2], [["Normalize", {"mean": [0.5], "std": [0.5]}]]))
+    # antialias=True (the default) shrinking: torch's antialiased bilinear
+    out.append(pipeline_case(0, [3, 12, 16], [["Resize", {"size": [5, 7]}]]))
+    out.append(pipeline_case(0, [3, 13, 9], [["Resize", {"size": 4}]]))
+    out.append(pipeline_case(0, [2, 3, 10, 6], [["Resize", {"size": [3, 9]}]]))
+    out.append(pipeline_case(0, [3, 20, 20], [["Resize", {"size": [20, 3]}]]))
+    for seed in range(6):
+        out.append(pipeline_case(seed, [3, 16, 18], [rr(size=[7, 6]), ["RandomHorizontalFlip", {}]]))
     # torchvision's errors
     out.append(pipeline_case(0, [3, 4, 4], [["RandomCrop", {"size": 6}]]))
     out.append(pipeline_case(0, [3, 4, 4], [["Normalize", {"mean": [0.5, 0.5, 0.5], "std": [1.0, 0.0, 1.0]}]]))

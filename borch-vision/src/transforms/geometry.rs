@@ -110,6 +110,42 @@ pub fn center_crop(img: &Tensor, output_size: [usize; 2]) -> Result<Tensor> {
     crop(&img, top, left, ch, cw)
 }
 
+/// torch's antialiased bilinear weights along one dim (`_compute_indices_weights_aa`, align
+/// corners off): a triangle filter widened by the scale, each row normalised; `[out, in]`.
+fn aa_weights(input: usize, output: usize) -> Vec<f32> {
+    let scale = input as f64 / output as f64;
+    let (support, invscale) = if scale >= 1.0 {
+        (scale, 1.0 / scale)
+    } else {
+        (1.0, 1.0)
+    };
+    let mut m = vec![0f32; output * input];
+    for i in 0..output {
+        let center = scale * (i as f64 + 0.5);
+        let xmin = ((center - support + 0.5) as i64).max(0) as usize;
+        let xmax = ((center + support + 0.5) as i64).min(input as i64) as usize;
+        let w: Vec<f64> = (xmin..xmax)
+            .map(|j| (1.0 - ((j as f64 - center + 0.5) * invscale).abs()).max(0.0))
+            .collect();
+        let total: f64 = w.iter().sum();
+        for (k, wk) in w.iter().enumerate() {
+            m[i * input + xmin + k] = if total != 0.0 {
+                (wk / total) as f32
+            } else {
+                *wk as f32
+            };
+        }
+    }
+    m
+}
+
+/// `interpolate(..., mode='bilinear', antialias=True)` on `(..., H, W)`: `Wh @ img @ Ww^T`.
+fn antialiased_bilinear(img: &Tensor, [h, w]: [usize; 2], [oh, ow]: [usize; 2]) -> Result<Tensor> {
+    let wh = Tensor::from_host(&HostData::F32(aa_weights(h, oh)), &[oh, h])?;
+    let ww = Tensor::from_host(&HostData::F32(aa_weights(w, ow)), &[ow, w])?;
+    wh.matmul(img)?.matmul(&ww.transpose(0, 1)?)
+}
+
 /// torchvision's `_compute_resized_output_size`: `(new_h, new_w)`.
 fn resized_output_size(
     h: usize,
@@ -158,9 +194,10 @@ fn resized_output_size(
 
 /// torchvision's `F.resize(img, size, interpolation='bilinear', max_size=None, antialias=True)`
 /// on a tensor, through `F.interpolate` (`align_corners=False` for bilinear and bicubic).
-/// `antialias=True` is what torchvision does by default; borch has no antialiased kernel, so it
-/// is refused when an edge shrinks with bilinear or bicubic (when no edge shrinks, antialiasing
-/// changes nothing and the plain kernel gives torchvision's values).
+/// `antialias=True` (torchvision's default) with bilinear is torch's antialiased kernel
+/// (`_upsample_bilinear2d_aa`) as two matmuls with host-computed `[out, in]` weights; when no
+/// edge shrinks it changes nothing and the plain kernel runs. Antialiased bicubic shrinking is
+/// refused.
 pub fn resize(
     img: &Tensor,
     size: &[usize],
@@ -183,11 +220,15 @@ pub fn resize(
              nearest-exact, bilinear or bicubic"
         ));
     }
-    if antialias && smooth && (oh < h || ow < w) {
+    let shrinks = oh < h || ow < w;
+    if antialias && interpolation == "bicubic" && shrinks {
         return Err(BorchError::NotImplemented(format!(
-            "Resize with antialias=True shrinking ({h}, {w}) to ({oh}, {ow}) is not implemented \
-             in borch (no antialiased {interpolation} kernel yet); pass antialias=False"
+            "Resize with antialias=True and bicubic interpolation shrinking ({h}, {w}) to ({oh}, \
+             {ow}) is not implemented in borch; pass antialias=False or use bilinear"
         )));
+    }
+    if antialias && interpolation == "bilinear" && shrinks {
+        return antialiased_bilinear(img, [h, w], [oh, ow]);
     }
     let batched = img.dim() >= 4;
     let x = match img.dim() {
