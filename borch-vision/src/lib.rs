@@ -2,7 +2,7 @@
 //! and default initialisation bit for bit after `manual_seed`, and borch's CIFAR ResNet-18) over
 //! borch-nn; `transforms` (torchvision's tensor transforms, seeded as torchvision draws) and
 //! `datasets` (CIFAR-10/100 binary batches, MNIST/Fashion-MNIST IDX files, the bundled digits)
-//! over borch-data's `Dataset`. Nothing here reaches past borch-nn and borch-tensor; the bindings (borch-js,
+//! over borch-data's `Dataset`. Nothing here reaches past borch-nn, borch-data and borch-tensor; the bindings (borch-js,
 //! borch-py) build the models through [`models::catalog`].
 //!
 //! ```no_run
@@ -16,6 +16,8 @@
 //! # }
 //! ```
 
+#[warn(missing_docs)]
 pub mod datasets;
 pub mod models;
+#[warn(missing_docs)]
 pub mod transforms;

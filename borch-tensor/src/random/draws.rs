@@ -36,12 +36,7 @@ pub fn uniform(from: f64, to: f64, n: usize, generator: Option<&Generator>) -> R
             "uniform_ expects to return a [from, to) range, but found from={from} > to={to}"
         ));
     }
-    Ok(sample::uniform(
-        &mut resolve(generator).lock(),
-        n,
-        from,
-        to,
-    ))
+    Ok(sample::uniform(&mut resolve(generator).lock(), n, from, to))
 }
 
 /// `torch.empty((), dtype=torch.int64).random_(generator=g).item()`: a 64-bit draw reduced to

@@ -219,7 +219,7 @@ impl RandomResizedCrop {
         self
     }
 
-    /// `antialias=`, as `Resize` (borch refuses `true` when the box shrinks).
+    /// `antialias=`, as `Resize`.
     pub fn antialias(mut self, antialias: bool) -> RandomResizedCrop {
         self.antialias = antialias;
         self
