@@ -1,4 +1,6 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+pub mod datasets;
 pub mod models;
+pub mod transforms;

@@ -28,6 +28,17 @@ pub fn randint(low: i64, high: i64, n: usize, generator: Option<&Generator>) -> 
     ))
 }
 
+/// `torch.empty(n).uniform_(from, to, generator=g).tolist()` (float32 values; `torch.rand(n)` is
+/// `uniform(0.0, 1.0, n, g)`), with torch's check that `from <= to`.
+pub fn uniform(from: f64, to: f64, n: usize, generator: Option<&Generator>) -> Result<Vec<f32>> {
+    if from > to {
+        return runtime(format!(
+            "uniform_ expects to return a [from, to) range, but found from={from} > to={to}"
+        ));
+    }
+    Ok(sample::uniform(&mut resolve(generator).lock(), n, from, to))
+}
+
 /// `torch.empty((), dtype=torch.int64).random_(generator=g).item()`: a 64-bit draw reduced to
 /// [0, 2^63), which is how torch's samplers and DataLoader make seeds.
 pub fn random_int64(generator: Option<&Generator>) -> i64 {
