@@ -13,25 +13,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/gpu_kit.sh
-case "${1:-}" in
-prepare)
-  gpu_kit_prepare
-  ;;
-run)
-  gpu_kit_setup
-  reps="${REPS:-20}" warmup="${WARMUP:-3}" t="${TIMEOUT:-250}"
-  for i in $(seq 1 "${ROUNDS:-1}"); do
-    echo "== round $i: borch"
-    # shellcheck disable=SC2086
-    timeout "$t" "$dir/xtask" bench sdpa --full --reps "$reps" --warmup "$warmup" ${ARGS:-} \
-      | tee "$out/sdpa_borch$i.txt" || true
-    echo "== round $i: torch"
-    timeout "$t" python3 scripts/bench_sdpa_torch.py --reps "$reps" --warmup "$warmup" \
-      --compare "$out/sdpa_borch$i.txt" | tee "$out/sdpa_torch$i.txt" || true
-  done
-  ;;
-*)
-  echo "usage: $0 prepare|run" >&2
-  exit 2
-  ;;
-esac
+round() { gpu_kit_pair_round sdpa "$1" --full; }
+gpu_kit_main "${1:-}" round

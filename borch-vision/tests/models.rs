@@ -22,10 +22,18 @@ fn error(name: &str, positional: Vec<Value>, keywords: &[(&str, Value)]) -> Borc
 }
 
 #[test]
-fn the_catalog_has_torchvisions_names() {
+fn the_catalog_has_torchvisions_and_timms_names() {
     assert_eq!(
         names(),
-        ["resnet18", "resnet34", "resnet50", "cifar_resnet18"]
+        [
+            "resnet18",
+            "resnet34",
+            "resnet50",
+            "cifar_resnet18",
+            "vit_tiny_patch16_224",
+            "vit_small_patch16_224",
+            "vit_base_patch16_224"
+        ]
     );
 }
 

@@ -12,12 +12,12 @@
 //! R.RRx [adapter]`, then one JSON line per case, pass and path (`{"bench":"sdpa","impl":
 //! "borch",...}`) that `scripts/bench_sdpa_torch.py --compare` reads.
 
-use std::time::Instant;
-
 use borch_device::{Device, default_device};
 use borch_nn::functional::{Sdpa, scaled_dot_product_attention};
 use borch_tensor::{SdpaPath, Tensor, set_sdpa_path};
 use serde_json::json;
+
+use crate::bench_calls::{Timed, err, time_calls};
 
 /// One shape: batch, query heads, key/value heads, sequence (L = S), head dim, causal.
 #[derive(Clone, Copy)]
@@ -128,27 +128,6 @@ fn values(n: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
-fn err(e: impl std::fmt::Display) -> String {
-    e.to_string()
-}
-
-/// One element of `t`, read back (the call that made it has then finished).
-fn read_one(t: &Tensor) -> Result<f32, String> {
-    let one = t
-        .reshape(&[-1])
-        .map_err(err)?
-        .narrow(0, 0, 1)
-        .map_err(err)?;
-    Ok(one.to_vec_blocking::<f32>().map_err(err)?[0])
-}
-
-struct Timed {
-    first_ms: f64,
-    median_ms: f64,
-    dispatches: u64,
-    result: Vec<f32>,
-}
-
 fn run_pass(device: &Device, o: &Options, s: &Shape, pass: &str) -> Result<Timed, String> {
     let t = |shape: &[usize], seed| {
         let n = shape.iter().product();
@@ -180,32 +159,7 @@ fn run_pass(device: &Device, o: &Options, s: &Shape, pass: &str) -> Result<Timed
             .flatten()
             .ok_or_else(|| "no gradient for q".to_string())
     };
-    device.synchronize().map_err(err)?;
-    let start = Instant::now();
-    let d0 = device.dispatches();
-    let first = call()?;
-    let dispatches = device.dispatches() - d0;
-    read_one(&first)?;
-    let first_ms = start.elapsed().as_secs_f64() * 1e3;
-    let result = first.to_vec_blocking::<f32>().map_err(err)?;
-    drop(first);
-    for _ in 0..o.warmup {
-        read_one(&call()?)?;
-    }
-    let mut times = Vec::with_capacity(o.reps);
-    for _ in 0..o.reps.max(1) {
-        let start = Instant::now();
-        let out = call()?;
-        read_one(&out)?;
-        times.push(start.elapsed().as_secs_f64() * 1e3);
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(Timed {
-        first_ms,
-        median_ms: times[times.len() / 2],
-        dispatches,
-        result,
-    })
+    time_calls(device, o.warmup, o.reps, call)
 }
 
 pub fn run(args: &[&str]) -> Result<(), String> {
@@ -233,7 +187,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
                 s.name(),
                 fused.median_ms,
                 tflops(fused.median_ms) * 1e3,
-                fused.dispatches,
+                fused.dispatches_first,
                 fused.first_ms
             );
             let mut diff = None;
@@ -241,7 +195,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
                 lines.push(json!({
                     "bench": "sdpa", "impl": "borch", "path": path, "case": s.name(),
                     "pass": pass, "median_ms": t.median_ms, "first_ms": t.first_ms,
-                    "tflops": tflops(t.median_ms), "dispatches": t.dispatches,
+                    "tflops": tflops(t.median_ms), "dispatches": t.dispatches_first,
                     "max_abs_diff_vs_other_path": diff, "adapter": adapter,
                 }));
             };

@@ -8,17 +8,13 @@
 //!
 //! Output: a line per batch and mode, then one JSON line each (`{"bench":"vit",...}`).
 
-use std::time::Instant;
-
 use borch_device::default_device;
 use borch_nn::{Module, compiled};
 use borch_tensor::{Tensor, manual_seed, randn};
 use borch_vision::models::{VisionTransformer, VitConfig};
 use serde_json::json;
 
-fn err(e: impl std::fmt::Display) -> String {
-    e.to_string()
-}
+use crate::bench_calls::{err, time_calls};
 
 struct Options {
     batches: Vec<usize>,
@@ -71,15 +67,6 @@ fn model() -> Result<VisionTransformer, String> {
     Ok(m)
 }
 
-fn read_one(t: &Tensor) -> Result<f32, String> {
-    let one = t
-        .reshape(&[-1])
-        .map_err(err)?
-        .narrow(0, 0, 1)
-        .map_err(err)?;
-    Ok(one.to_vec_blocking::<f32>().map_err(err)?[0])
-}
-
 pub fn run(args: &[&str]) -> Result<(), String> {
     let device = default_device().map_err(err)?;
     let info = device.adapter_info();
@@ -102,29 +89,9 @@ pub fn run(args: &[&str]) -> Result<(), String> {
             if mode != "eager" && mode != "compiled" {
                 return Err(format!("unknown mode {mode} (eager, compiled)"));
             }
-            device.synchronize().map_err(err)?;
-            let start = Instant::now();
-            let d0 = device.dispatches();
-            let first = call()?;
-            let dispatches = device.dispatches() - d0;
-            read_one(&first)?;
-            let first_ms = start.elapsed().as_secs_f64() * 1e3;
-            let logits = first.to_vec_blocking::<f32>().map_err(err)?;
-            drop(first);
-            for _ in 0..o.warmup {
-                read_one(&call()?)?;
-            }
-            let (mut times, mut replay_dispatches) = (Vec::with_capacity(o.reps), 0);
-            for _ in 0..o.reps.max(1) {
-                let start = Instant::now();
-                let d0 = device.dispatches();
-                let out = call()?;
-                replay_dispatches = device.dispatches() - d0;
-                read_one(&out)?;
-                times.push(start.elapsed().as_secs_f64() * 1e3);
-            }
-            times.sort_by(f64::total_cmp);
-            let median = times[times.len() / 2];
+            let t = time_calls(&device, o.warmup, o.reps, call)?;
+            let (median, first_ms, logits) = (t.median_ms, t.first_ms, &t.result);
+            let (dispatches, replay_dispatches) = (t.dispatches_first, t.dispatches);
             let sum: f64 = logits.iter().map(|&v| f64::from(v)).sum();
             println!(
                 "vit_tiny_patch16_224 eval b{b} {mode}: {median:.3} ms per call to a read logit \

@@ -2,6 +2,7 @@
 
 mod audit;
 mod bench_browser;
+mod bench_calls;
 mod bench_conv;
 mod bench_dispatch;
 mod bench_lstm;
