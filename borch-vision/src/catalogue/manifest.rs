@@ -98,8 +98,14 @@ fn numel(shape: &[usize]) -> Option<usize> {
 impl Manifest {
     /// Parses and checks a manifest; every problem is an error naming the step `manifest`.
     pub fn from_json(text: &str) -> Result<Manifest> {
-        let m: Manifest = serde_json::from_str(text)
-            .map_err(|e| BorchError::Runtime(format!("catalogue: manifest is not valid: {e}")))?;
+        let m: Manifest = serde_json::from_str(text).map_err(|e| {
+            // Name the entry when the JSON at least says which one it is.
+            let name = serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| v.get("name").and_then(|n| n.as_str()).map(str::to_string));
+            let entry = name.map_or(String::new(), |n| format!(" '{n}'"));
+            BorchError::Runtime(format!("catalogue{entry}: manifest is not valid: {e}"))
+        })?;
         m.check()?;
         Ok(m)
     }
