@@ -16,6 +16,7 @@ mod build_js;
 mod build_py;
 mod demo;
 mod js_api;
+mod train_catalogue;
 
 use std::process::ExitCode;
 
@@ -39,7 +40,8 @@ const USAGE: &str = "usage:
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
 [--steps N] [--cases matmul,mlp,resnet18] [--width 64] [--resnet-steps 3] [--resnet-parts eval,train]
   cargo xtask build-js [--no-pack]
-  cargo xtask build-py";
+  cargo xtask build-py
+  cargo xtask train-catalogue [--out catalogue/] [--seed S]";
 
 /// `BORCH_SUBMIT_EVERY=N` (benchmarks only): submit the open batch every N dispatches.
 pub(crate) fn submit_every_from_env(device: &borch_tensor::Device) {
@@ -74,6 +76,7 @@ fn main() -> ExitCode {
         ["bench", "vit", rest @ ..] => bench_vit::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
         ["build-py", rest @ ..] => build_py::run(rest),
+        ["train-catalogue", rest @ ..] => train_catalogue::run(rest),
         _ => Err(USAGE.to_string()),
     };
     match result {

@@ -18,8 +18,8 @@ use borch_tensor::api::{self, Args, Value};
 use borch_tensor::{BorchError, Result};
 
 use super::{
-    ResNetOptions, VisionTransformer, VitConfig, cifar_resnet18_with, resnet18_with, resnet34_with,
-    resnet50_with,
+    ResNetOptions, VisionTransformer, VitConfig, cifar_resnet18_with, digits_cnn, digits_mlp,
+    resnet18_with, resnet34_with, resnet50_with,
 };
 
 /// The module named in errors (`module 'torchvision.models' has no attribute 'X'`).
@@ -38,6 +38,12 @@ const VIT: &str = "pretrained: Bool = False, num_classes: Int = 1000, img_size: 
 /// borch's CIFAR ResNet-18 (`width`: the stem's channels and layer1's planes).
 const CIFAR: &str = "num_classes: Int = 10, width: Int = 64, zero_init_residual: Bool = False";
 
+/// borch's digits MLP (`Flatten, Linear(64, hidden), ReLU, Linear(hidden, num_classes)`).
+const DIGITS_MLP: &str = "hidden: Int = 64, num_classes: Int = 10";
+
+/// borch's digits CNN (two 3×3 convs with BatchNorm, a max pool, a linear layer).
+const DIGITS_CNN: &str = "num_classes: Int = 10";
+
 /// One model: `borch_nn`'s catalog row, built by `build`.
 fn model(
     name: &'static str,
@@ -47,7 +53,8 @@ fn model(
     borch_nn::api::modules::class(name, signature, build)
 }
 
-/// Every model, built once: `resnet18`, `resnet34`, `resnet50`, `cifar_resnet18`, and timm's
+/// Every model, built once: `resnet18`, `resnet34`, `resnet50`, `cifar_resnet18`, borch's
+/// `digits_mlp` and `digits_cnn` (the model catalogue's entries), and timm's
 /// `vit_tiny_patch16_224`, `vit_small_patch16_224`, `vit_base_patch16_224` (timm's names and
 /// keywords: torchvision's own `vit_b_16` has other keys).
 pub fn models() -> &'static [ModuleClass] {
@@ -89,6 +96,12 @@ pub fn models() -> &'static [ModuleClass] {
                     zero_init_residual: a.bool(2)?,
                     ..ResNetOptions::default()
                 })?)
+            }),
+            model("digits_mlp", DIGITS_MLP, |a| {
+                boxed(digits_mlp(a.usize(0)?, a.usize(1)?)?)
+            }),
+            model("digits_cnn", DIGITS_CNN, |a| {
+                boxed(digits_cnn(a.usize(0)?)?)
             }),
             model("vit_tiny_patch16_224", VIT, |a| vit(a, VitConfig::tiny())),
             model("vit_small_patch16_224", VIT, |a| vit(a, VitConfig::small())),

@@ -1,15 +1,18 @@
 //! `torchvision.models`: ResNet-18/34/50 with torchvision's structure, state_dict keys and
 //! default initialisation (after `manual_seed(s)`, torch's values bit for bit), and borch's CIFAR
 //! ResNet-18 (`cifar_resnet18`) through the same builder with a 3×3 stem. [`catalog`] lists them
-//! by name with torchvision's signatures, for the bindings.
+//! by name with torchvision's signatures, for the bindings, with borch's own digits models
+//! (`digits_mlp`, `digits_cnn`) that the model catalogue ships trained.
 
 mod blocks;
 pub mod catalog;
+mod digits;
 mod fuse;
 mod resnet;
 mod vit;
 
 pub use blocks::{BasicBlock, BlockArgs, Bottleneck, conv1x1, conv3x3};
+pub use digits::{DIGITS_PIXELS, digits_cnn, digits_mlp};
 pub use resnet::{Block, ResNet, ResNetConfig, Stem};
 pub use vit::{
     Attention, Mlp, PatchEmbed, VisionTransformer, VitBlock, VitConfig, vit_tiny_patch16_224,

@@ -53,7 +53,7 @@ fn parse(args: &[&str]) -> Result<Options, String> {
 
 /// The checkout this xtask was built from, or the current directory when that is gone (a
 /// binary carried to another machine and run from a copy of the repo).
-fn repo_root() -> PathBuf {
+pub fn repo_root() -> PathBuf {
     let built = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .map(Path::to_path_buf)
