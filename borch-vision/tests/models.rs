@@ -22,7 +22,7 @@ fn error(name: &str, positional: Vec<Value>, keywords: &[(&str, Value)]) -> Borc
 }
 
 #[test]
-fn the_catalog_has_torchvisions_and_timms_names() {
+fn the_catalog_has_torchvisions_borchs_and_timms_names() {
     assert_eq!(
         names(),
         [
@@ -30,6 +30,8 @@ fn the_catalog_has_torchvisions_and_timms_names() {
             "resnet34",
             "resnet50",
             "cifar_resnet18",
+            "digits_mlp",
+            "digits_cnn",
             "vit_tiny_patch16_224",
             "vit_small_patch16_224",
             "vit_base_patch16_224"
