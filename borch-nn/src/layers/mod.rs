@@ -14,6 +14,7 @@ mod embedding_bag;
 mod fractional_pool;
 mod lazy;
 mod linear;
+mod lora;
 mod loss;
 mod loss_more;
 mod more_layers;
@@ -57,6 +58,8 @@ pub use lazy::{
     LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear,
 };
 pub use linear::{Bilinear, Identity, Linear};
+pub use lora::LoRALinear;
+pub(crate) use lora::check_rank;
 pub use loss::{
     BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
     SmoothL1Loss,

@@ -7,6 +7,7 @@ mod clip_grad;
 mod convert_parameters;
 pub mod fusion;
 pub mod fusion_catalog;
+pub mod lora;
 pub mod rnn;
 
 pub use catalog::{MODULE, call, entries};
