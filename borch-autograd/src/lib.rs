@@ -2,11 +2,13 @@
 #![warn(missing_docs)]
 
 pub mod api;
+mod checkpoint;
 mod derivatives;
 mod engine;
 mod function;
 mod grad_mode;
 
+pub use checkpoint::checkpoint;
 pub use derivatives::{has_map_derivative, sum_to_shape};
 pub use engine::{Backward, backward, backward_all, grad};
 pub use function::{Ctx, Function, apply};
