@@ -1,4 +1,4 @@
-//! loralib's `lora.Linear`, `mark_only_lora_as_trainable` and `lora_state_dict` against
+//! loralib's `lora.Linear`, `lora.Conv2d`, `mark_only_lora_as_trainable` and `lora_state_dict` against
 //! tests/nn/lora_cases.json (written by tests/nn/lora_cases.py from loralib 0.1.2 and torch):
 //! the init after `manual_seed` bit for bit, the training forward and the gradients of lora_A,
 //! lora_B and the input, the frozen weight, eval's merged weight and output, train's unmerged
@@ -6,8 +6,8 @@
 
 use borch_autograd::{Backward, no_grad};
 use borch_nn::utils::lora::{LoraBias, apply_lora, lora_state_dict, mark_only_lora_as_trainable};
-use borch_nn::{Linear, LoRALinear, Module, ReLU, Sequential};
-use borch_tensor::{Result, Tensor, default_device, manual_seed};
+use borch_nn::{ConvOptions, Linear, LoRAConv2d, LoRALinear, Module, ReLU, Sequential};
+use borch_tensor::{Padding, Result, Tensor, default_device, manual_seed};
 use serde_json::Value as Json;
 
 static SEEDED: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -132,6 +132,106 @@ fn lora_linear_is_loralibs() -> Result<()> {
     }
     println!(
         "lora[{}]: {} lora.Linear cases equal loralib's (init bit for bit; forward, gradients, \
+         merge within {worst:.1e}) [{}]",
+        fixture["loralib"].as_str().unwrap_or("?"),
+        cases.len(),
+        default_device()?.adapter_info().short()
+    );
+    Ok(())
+}
+
+#[test]
+fn lora_conv2d_is_loralibs() -> Result<()> {
+    let _one = SEEDED.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = fixture();
+    let mut worst = 0.0f32;
+    let cases = fixture["conv_cases"].as_array().expect("conv cases");
+    for c in cases {
+        let u = |k: &str| c[k].as_u64().unwrap() as usize;
+        manual_seed(c["seed"].as_u64().unwrap());
+        let options = ConvOptions::default()
+            .stride(&[u("stride")])
+            .padding(Padding::Sizes(vec![u("padding") as isize]));
+        let alpha = c["alpha"].as_f64().unwrap();
+        let mut m = LoRAConv2d::new(u("in"), u("out"), u("k"), u("r"), alpha, true, options)?;
+        let what = format!(
+            "lora.Conv2d({}, {}, {}, r={})",
+            u("in"),
+            u("out"),
+            u("k"),
+            u("r")
+        );
+        assert_eq!(m.repr(), c["repr"].as_str().unwrap(), "{what}: repr");
+        let state = m.state_dict();
+        let init = c["init"].as_array().unwrap();
+        assert_eq!(state.len(), init.len(), "{what}: state_dict entries");
+        for ((k, v), e) in state.iter().zip(init) {
+            assert_eq!(k, e[0].as_str().unwrap(), "{what}: key order");
+            assert_eq!(v.shape(), shape(&e[1]).as_slice(), "{what}: {k} shape");
+            assert_eq!(
+                v.to_vec_blocking::<f32>()?,
+                floats(&e[2]),
+                "{what}: {k} init values"
+            );
+        }
+        for (name, p) in m.named_parameters() {
+            let want = c["requires_grad"][&name].as_bool().unwrap();
+            assert_eq!(p.requires_grad(), want, "{what}: {name}.requires_grad");
+        }
+        let b = m.lora_b.clone();
+        no_grad(|| b.copy_(&Tensor::from_slice(&floats(&c["lora_B"]), b.shape())?))?;
+        let x = Tensor::from_slice(&floats(&c["input"]), &shape(&c["x"]))?;
+        x.set_requires_grad(true)?;
+        let y = m.forward(&x)?;
+        assert_eq!(
+            y.shape(),
+            shape(&c["output_shape"]).as_slice(),
+            "{what}: output shape"
+        );
+        worst = worst.max(close(&format!("{what}: output"), &y, &c["output"], 1e-5)?);
+        let g = Tensor::from_slice(&floats(&c["grad_output"]), y.shape())?;
+        y.mul(&g)?.sum(None, false)?.backward()?;
+        for (name, t) in [("grad_lora_A", &m.lora_a), ("grad_lora_B", &m.lora_b)] {
+            let grad = t.grad().expect("adapter gradient");
+            worst = worst.max(close(&format!("{what}: {name}"), &grad, &c[name], 1e-5)?);
+        }
+        let gx = x.grad().expect("input gradient");
+        worst = worst.max(close(
+            &format!("{what}: grad_input"),
+            &gx,
+            &c["grad_input"],
+            1e-5,
+        )?);
+        assert!(
+            m.conv.weight.grad().is_none(),
+            "{what}: the frozen weight has no gradient"
+        );
+        m.eval();
+        let merged = &m.conv.weight;
+        worst = worst.max(close(
+            &format!("{what}: merged"),
+            merged,
+            &c["merged_weight"],
+            1e-6,
+        )?);
+        let y_eval = no_grad(|| m.forward(&x))?;
+        worst = worst.max(close(
+            &format!("{what}: eval output"),
+            &y_eval,
+            &c["eval_output"],
+            1e-5,
+        )?);
+        m.train(true);
+        let w = &m.conv.weight;
+        worst = worst.max(close(
+            &format!("{what}: unmerged"),
+            w,
+            &c["unmerged_weight"],
+            1e-6,
+        )?);
+    }
+    println!(
+        "lora[{}]: {} lora.Conv2d cases equal loralib's (init bit for bit; forward, gradients, \
          merge within {worst:.1e}) [{}]",
         fixture["loralib"].as_str().unwrap_or("?"),
         cases.len(),

@@ -8,7 +8,9 @@ lora_B.normal_(0, 0.5) (so the adapter is not zero), an input x and an output gr
 randn; the training forward y, the gradients of lora_A, lora_B and x from (y * g).sum(), the
 weight after eval() (merged: weight + lora_B @ lora_A * alpha / r) and the eval output, the
 weight after train() again (unmerged). Then mark_only_lora_as_trainable and lora_state_dict on a
-Sequential(lora.Linear, ReLU, Linear).
+Sequential(lora.Linear, ReLU, Linear). The same for `lora.Conv2d(in, out, k, r, lora_alpha,
+padding, stride)` (keys lora_A, lora_B, conv.weight, conv.bias; its lora_dropout is not applied
+by loralib's forward).
 
 Run: python3 tests/nn/lora_cases.py   (needs torch and loralib)
 """
@@ -57,6 +59,40 @@ def case(c):
             "unmerged_weight": flat(m.weight), "repr": repr(m)}
 
 
+CONV_CASES = [
+    {"seed": 10, "in": 3, "out": 4, "k": 3, "r": 2, "alpha": 4, "padding": 1, "stride": 1,
+     "x": [2, 3, 5, 5]},
+    {"seed": 12, "in": 2, "out": 6, "k": 2, "r": 1, "alpha": 2, "padding": 0, "stride": 2,
+     "x": [1, 2, 6, 6]},
+]
+
+
+def conv_case(c):
+    torch.manual_seed(c["seed"])
+    m = lora.Conv2d(c["in"], c["out"], c["k"], r=c["r"], lora_alpha=c["alpha"],
+                    padding=c["padding"], stride=c["stride"])
+    init = [[k, list(v.shape), flat(v)] for k, v in m.state_dict().items()]
+    grads_wanted = {n: p.requires_grad for n, p in m.named_parameters()}
+    torch.manual_seed(c["seed"] + 1)
+    with torch.no_grad():
+        m.lora_B.normal_(0.0, 0.5)
+    x = torch.randn(c["x"], requires_grad=True)
+    y = m(x)
+    g = torch.randn(y.shape)
+    (y * g).sum().backward()
+    m.eval()
+    merged = flat(m.conv.weight)
+    with torch.no_grad():
+        y_eval = m(x)
+    m.train()
+    return {**c, "init": init, "requires_grad": grads_wanted, "lora_B": flat(m.lora_B),
+            "input": flat(x), "grad_output": flat(g), "output": flat(y),
+            "output_shape": list(y.shape), "grad_lora_A": flat(m.lora_A.grad),
+            "grad_lora_B": flat(m.lora_B.grad), "grad_input": flat(x.grad),
+            "merged_weight": merged, "eval_output": flat(y_eval),
+            "unmerged_weight": flat(m.conv.weight), "repr": repr(m)}
+
+
 def model_case():
     torch.manual_seed(7)
     m = torch.nn.Sequential(lora.Linear(4, 6, r=2, lora_alpha=2), torch.nn.ReLU(),
@@ -73,12 +109,14 @@ def model_case():
 
 def main():
     out = {"torch": torch.__version__, "loralib": "0.1.2", "cases": [case(c) for c in CASES],
-           "model": model_case()}
+           "conv_cases": [conv_case(c) for c in CONV_CASES], "model": model_case()}
     path = os.path.join(HERE, "lora_cases.json")
     with open(path, "w") as f:
         f.write('{"torch": %s, "loralib": %s,\n"cases": [\n' % (json.dumps(out["torch"]),
                                                              json.dumps(out["loralib"])))
         f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in out["cases"]))
+        f.write('\n],\n"conv_cases": [\n')
+        f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in out["conv_cases"]))
         f.write('\n],\n"model": ' + json.dumps(out["model"]) + "\n}\n")
     print(f"wrote {path}: {len(out['cases'])} cases")
 

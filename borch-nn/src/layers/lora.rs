@@ -1,4 +1,4 @@
-//! loralib's `lora.Linear` (Microsoft's LoRA, `loralib` 0.1.2): a Linear whose frozen `weight` is
+//! loralib's `lora.Linear` and `lora.Conv2d` (Microsoft's LoRA, `loralib` 0.1.2): a Linear whose frozen `weight` is
 //! adapted by a trainable low-rank product, `y = x Wᵀ + b + (dropout(x) Aᵀ Bᵀ) · alpha / r`, with
 //! `lora_A` `(r, in_features)` and `lora_B` `(out_features, r)` as the module's own parameters
 //! (state_dict keys `weight`, `bias`, `lora_A`, `lora_B`, so the base layer's keys are
@@ -8,7 +8,7 @@
 use borch_autograd::no_grad;
 use borch_tensor::{BorchError, Result, Tensor};
 
-use super::{Dropout, Linear, parameter, present};
+use super::{Conv2d, ConvOptions, Dropout, Linear, parameter, present};
 use crate::display_as_repr;
 use crate::functional as F;
 use crate::init;
@@ -235,7 +235,154 @@ impl Module for LoRALinear {
     }
 }
 
-display_as_repr!(LoRALinear);
+display_as_repr!(LoRALinear, LoRAConv2d);
+
+/// loralib's `lora.Conv2d(in_channels, out_channels, kernel_size, r, lora_alpha, merge_weights,
+/// **conv options)`: the convolution is a child `conv` (keys `lora_A`, `lora_B`, `conv.weight`,
+/// `conv.bias`), adapted by `(lora_B @ lora_A).view(conv.weight.shape) · alpha / r` with
+/// `lora_A` `(r·k, in·k)` and `lora_B` `(out/groups·k, r·k)`. loralib's forward applies no
+/// dropout to a Conv2d adapter, so none is taken.
+pub struct LoRAConv2d {
+    /// The adapted convolution (its weight frozen).
+    pub conv: Conv2d,
+    /// The adapter's rank.
+    pub r: usize,
+    /// loralib's `lora_alpha`.
+    pub lora_alpha: f64,
+    /// `lora_A`: `(r·k, in_channels·k)`.
+    pub lora_a: Tensor,
+    /// `lora_B`: `(out_channels / groups · k, r·k)`.
+    pub lora_b: Tensor,
+    /// Whether `eval()` merges the adapter into `conv.weight` (and `train()` unmerges it).
+    pub merge_weights: bool,
+    merged: bool,
+    training: bool,
+}
+
+impl LoRAConv2d {
+    /// `lora.Conv2d(in_channels, out_channels, kernel_size, r=r, lora_alpha=lora_alpha,
+    /// merge_weights=merge_weights, **options)` with loralib's init (the convolution's init,
+    /// then `reset_parameters`: the convolution's again, `kaiming_uniform_(lora_A, a=sqrt(5))`,
+    /// `zeros_(lora_B)`).
+    pub fn new(
+        in_channels: usize,
+        out_channels: usize,
+        kernel_size: usize,
+        r: usize,
+        lora_alpha: f64,
+        merge_weights: bool,
+        options: ConvOptions,
+    ) -> Result<LoRAConv2d> {
+        check_rank(r, "lora.Conv2d")?;
+        let conv = Conv2d::with_options(in_channels, out_channels, &[kernel_size], options)?;
+        conv.weight.set_requires_grad(false)?;
+        let k = kernel_size;
+        let lora_a = parameter(&[r * k, in_channels * k])?;
+        let lora_b = parameter(&[out_channels / conv.groups * k, r * k])?;
+        let m = LoRAConv2d {
+            conv,
+            r,
+            lora_alpha,
+            lora_a,
+            lora_b,
+            merge_weights,
+            merged: false,
+            training: true,
+        };
+        m.conv.reset_parameters()?;
+        init::kaiming_uniform_(&m.lora_a, 5.0f64.sqrt(), "fan_in", "leaky_relu")?;
+        init::zeros_(&m.lora_b)?;
+        if m.delta_len() != m.conv.weight.numel() {
+            return Err(BorchError::Value(format!(
+                "lora.Conv2d: lora_B @ lora_A has {} elements, the weight {} (loralib's layout \
+                 needs groups=1)",
+                m.delta_len(),
+                m.conv.weight.numel()
+            )));
+        }
+        Ok(m)
+    }
+
+    fn delta_len(&self) -> usize {
+        self.lora_b.shape()[0] * self.lora_a.shape()[1]
+    }
+
+    /// `(B A).view(weight.shape) · scaling`.
+    fn delta(&self) -> Result<Tensor> {
+        let shape: Vec<isize> = self
+            .conv
+            .weight
+            .shape()
+            .iter()
+            .map(|&d| d as isize)
+            .collect();
+        self.lora_b
+            .matmul(&self.lora_a)?
+            .reshape(&shape)?
+            .mul(self.lora_alpha / self.r as f64)
+    }
+
+    /// Whether `conv.weight` holds the merged adapter.
+    pub fn is_merged(&self) -> bool {
+        self.merged
+    }
+
+    /// Add the adapter into `conv.weight`; nothing when merged already.
+    pub fn merge(&mut self) -> Result<()> {
+        if !self.merged {
+            no_grad(|| self.conv.weight.add_(&self.delta()?, 1.0))?;
+            self.merged = true;
+        }
+        Ok(())
+    }
+
+    /// Take the adapter out of `conv.weight`; nothing when not merged.
+    pub fn unmerge(&mut self) -> Result<()> {
+        if self.merged {
+            no_grad(|| self.conv.weight.sub_(&self.delta()?, 1.0))?;
+            self.merged = false;
+        }
+        Ok(())
+    }
+}
+
+impl Module for LoRAConv2d {
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        if self.merged {
+            return self.conv.forward(x);
+        }
+        let weight = self.conv.weight.add(&self.delta()?)?;
+        self.conv
+            .with_parameters(weight, self.conv.bias.clone())
+            .forward(x)
+    }
+    /// loralib's class is `lora.Conv2d`.
+    fn name(&self) -> String {
+        "Conv2d".into()
+    }
+    fn own_parameters(&self) -> Vec<(String, Tensor)> {
+        vec![
+            ("lora_A".into(), self.lora_a.clone()),
+            ("lora_B".into(), self.lora_b.clone()),
+        ]
+    }
+    fn named_children(&self) -> Vec<(String, &dyn Module)> {
+        vec![("conv".into(), &self.conv as &dyn Module)]
+    }
+    fn named_children_mut(&mut self) -> Vec<(String, &mut dyn Module)> {
+        vec![("conv".into(), &mut self.conv as &mut dyn Module)]
+    }
+    fn is_training(&self) -> bool {
+        self.training
+    }
+    /// loralib's `train(mode)`: with `merge_weights`, eval merges and train unmerges.
+    fn set_training(&mut self, mode: bool) {
+        self.training = mode;
+        if self.merge_weights {
+            let _ = if mode { self.unmerge() } else { self.merge() };
+        }
+    }
+}
 
 /// `r` must be positive where an adapter is asked for.
 pub(crate) fn check_rank(r: usize, what: &str) -> Result<()> {

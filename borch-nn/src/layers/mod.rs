@@ -58,8 +58,8 @@ pub use lazy::{
     LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear,
 };
 pub use linear::{Bilinear, Identity, Linear};
-pub use lora::LoRALinear;
 pub(crate) use lora::check_rank;
+pub use lora::{LoRAConv2d, LoRALinear};
 pub use loss::{
     BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
     SmoothL1Loss,
