@@ -1,5 +1,6 @@
-//! loralib's `lora.Linear` and `lora.Conv2d` (Microsoft's LoRA, `loralib` 0.1.2): a Linear whose frozen `weight` is
-//! adapted by a trainable low-rank product, `y = x Wᵀ + b + (dropout(x) Aᵀ Bᵀ) · alpha / r`, with
+//! loralib's `lora.Linear` and `lora.Conv2d` (Microsoft's LoRA, `loralib` 0.1.2). The Linear's
+//! frozen `weight` is adapted by a trainable low-rank product,
+//! `y = x Wᵀ + b + (dropout(x) Aᵀ Bᵀ) · alpha / r`, with
 //! `lora_A` `(r, in_features)` and `lora_B` `(out_features, r)` as the module's own parameters
 //! (state_dict keys `weight`, `bias`, `lora_A`, `lora_B`, so the base layer's keys are
 //! unchanged). As loralib's, `eval()` merges `B A · alpha / r` into `weight` and `train()`
