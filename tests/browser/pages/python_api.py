@@ -500,4 +500,13 @@ raises("DataLoader(batch_size=0)", ValueError,
        "batch_size should be a positive integer value, but got batch_size=0",
        lambda: DataLoader(TensorDataset(torch.zeros(4)), batch_size=0))
 
+import borch_webgpu.vision as torchvision  # noqa: E402
+
+vit = torchvision.models.vit_tiny_patch16_224(img_size=32, num_classes=10)
+vit.eval()
+check("timm's ViT-Tiny through vision.models: (2, 10) logits",
+      vit(torch.randn(2, 3, 32, 32)).shape == (2, 10))
+check("the ViT's state_dict keys are timm's",
+      list(vit.state_dict())[:3] == ["cls_token", "pos_embed", "patch_embed.proj.weight"])
+
 print(f"python api: {checks} checks passed")
