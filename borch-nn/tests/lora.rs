@@ -46,106 +46,119 @@ fn close(what: &str, got: &Tensor, want: &Json, tol: f32) -> Result<f32> {
     Ok(worst)
 }
 
-#[test]
-fn lora_linear_is_loralibs() -> Result<()> {
-    let _one = SEEDED.lock().unwrap_or_else(|e| e.into_inner());
-    let fixture = fixture();
-    let mut worst = 0.0f32;
-    let cases = fixture["cases"].as_array().expect("cases");
-    for c in cases {
-        let (r, alpha) = (
-            c["r"].as_u64().unwrap() as usize,
-            c["alpha"].as_f64().unwrap(),
-        );
-        manual_seed(c["seed"].as_u64().unwrap());
-        let (i, o) = (
-            c["in"].as_u64().unwrap() as usize,
-            c["out"].as_u64().unwrap() as usize,
-        );
-        let mut m = LoRALinear::new(i, o, r, alpha, 0.0, true, c["bias"].as_bool().unwrap())?;
-        let what = format!("lora.Linear({i}, {o}, r={r}, lora_alpha={alpha})");
-        assert_eq!(m.repr(), c["repr"].as_str().unwrap(), "{what}: repr");
-        let state = m.state_dict();
-        let init = c["init"].as_array().unwrap();
-        assert_eq!(state.len(), init.len(), "{what}: state_dict entries");
-        for ((k, v), e) in state.iter().zip(init) {
-            assert_eq!(k, e[0].as_str().unwrap(), "{what}: key order");
-            assert_eq!(v.shape(), shape(&e[1]).as_slice(), "{what}: {k} shape");
-            assert_eq!(
-                v.to_vec_blocking::<f32>()?,
-                floats(&e[2]),
-                "{what}: {k} init values"
-            );
-        }
-        for (name, p) in m.named_parameters() {
-            let want = c["requires_grad"][&name].as_bool().unwrap();
-            assert_eq!(p.requires_grad(), want, "{what}: {name}.requires_grad");
-        }
-        let b = m.lora_b.clone().unwrap();
-        no_grad(|| b.copy_(&Tensor::from_slice(&floats(&c["lora_B"]), b.shape())?))?;
-        let x = Tensor::from_slice(&floats(&c["input"]), &shape(&c["x"]))?;
-        x.set_requires_grad(true)?;
-        let y = m.forward(&x)?;
-        worst = worst.max(close(&format!("{what}: output"), &y, &c["output"], 1e-5)?);
-        let g = Tensor::from_slice(&floats(&c["grad_output"]), y.shape())?;
-        y.mul(&g)?.sum(None, false)?.backward()?;
-        for (name, t) in [
-            ("grad_lora_A", m.lora_a.clone()),
-            ("grad_lora_B", m.lora_b.clone()),
-        ] {
-            let grad = t.unwrap().grad().expect("adapter gradient");
-            worst = worst.max(close(&format!("{what}: {name}"), &grad, &c[name], 1e-5)?);
-        }
-        let gx = x.grad().expect("input gradient");
-        worst = worst.max(close(
-            &format!("{what}: grad_input"),
-            &gx,
-            &c["grad_input"],
-            1e-5,
-        )?);
+/// One fixture case of a LoRA layer built after the case's seed: printed form, init values in
+/// state_dict order, requires_grad flags, then with `lora_B` set to the case's values the training
+/// forward, the gradients of lora_A, lora_B and the input (none for the frozen weight), eval's
+/// merged weight and output, train's unmerged weight. Returns the largest difference.
+fn replay(
+    what: &str,
+    c: &Json,
+    m: &mut dyn Module,
+    a: &Tensor,
+    b: &Tensor,
+    weight: &Tensor,
+) -> Result<f32> {
+    assert_eq!(m.repr(), c["repr"].as_str().unwrap(), "{what}: repr");
+    let state = m.state_dict();
+    let init = c["init"].as_array().unwrap();
+    assert_eq!(state.len(), init.len(), "{what}: state_dict entries");
+    for ((k, v), e) in state.iter().zip(init) {
+        assert_eq!(k, e[0].as_str().unwrap(), "{what}: key order");
+        assert_eq!(v.shape(), shape(&e[1]).as_slice(), "{what}: {k} shape");
         assert_eq!(
-            m.weight.grad().is_some(),
-            c["weight_has_grad"].as_bool().unwrap()
+            v.to_vec_blocking::<f32>()?,
+            floats(&e[2]),
+            "{what}: {k} init values"
         );
-        m.eval();
-        assert!(m.is_merged(), "{what}: eval merges");
-        worst = worst.max(close(
-            &format!("{what}: merged"),
-            &m.weight,
-            &c["merged_weight"],
-            1e-6,
-        )?);
-        let y_eval = no_grad(|| m.forward(&x))?;
-        worst = worst.max(close(
-            &format!("{what}: eval output"),
-            &y_eval,
-            &c["eval_output"],
-            1e-5,
-        )?);
-        m.train(true);
-        worst = worst.max(close(
-            &format!("{what}: unmerged"),
-            &m.weight,
-            &c["unmerged_weight"],
-            1e-6,
-        )?);
     }
+    for (name, p) in m.named_parameters() {
+        let want = c["requires_grad"][&name].as_bool().unwrap();
+        assert_eq!(p.requires_grad(), want, "{what}: {name}.requires_grad");
+    }
+    no_grad(|| b.copy_(&Tensor::from_slice(&floats(&c["lora_B"]), b.shape())?))?;
+    let x = Tensor::from_slice(&floats(&c["input"]), &shape(&c["x"]))?;
+    x.set_requires_grad(true)?;
+    let y = m.forward(&x)?;
+    let mut worst = close(&format!("{what}: output"), &y, &c["output"], 1e-5)?;
+    let g = Tensor::from_slice(&floats(&c["grad_output"]), y.shape())?;
+    y.mul(&g)?.sum(None, false)?.backward()?;
+    for (name, t) in [("grad_lora_A", a), ("grad_lora_B", b)] {
+        let grad = t.grad().expect("adapter gradient");
+        worst = worst.max(close(&format!("{what}: {name}"), &grad, &c[name], 1e-5)?);
+    }
+    let gx = x.grad().expect("input gradient");
+    worst = worst.max(close(
+        &format!("{what}: grad_input"),
+        &gx,
+        &c["grad_input"],
+        1e-5,
+    )?);
+    assert!(
+        weight.grad().is_none(),
+        "{what}: the frozen weight has no gradient"
+    );
+    m.eval();
+    worst = worst.max(close(
+        &format!("{what}: merged"),
+        weight,
+        &c["merged_weight"],
+        1e-6,
+    )?);
+    let y_eval = no_grad(|| m.forward(&x))?;
+    worst = worst.max(close(
+        &format!("{what}: eval output"),
+        &y_eval,
+        &c["eval_output"],
+        1e-5,
+    )?);
+    m.train(true);
+    Ok(worst.max(close(
+        &format!("{what}: unmerged"),
+        weight,
+        &c["unmerged_weight"],
+        1e-6,
+    )?))
+}
+
+fn report(fixture: &Json, class: &str, cases: usize, worst: f32) -> Result<()> {
     println!(
-        "lora[{}]: {} lora.Linear cases equal loralib's (init bit for bit; forward, gradients, \
+        "lora[{}]: {cases} {class} cases equal loralib's (init bit for bit; forward, gradients, \
          merge within {worst:.1e}) [{}]",
         fixture["loralib"].as_str().unwrap_or("?"),
-        cases.len(),
         default_device()?.adapter_info().short()
     );
     Ok(())
 }
 
 #[test]
+fn lora_linear_is_loralibs() -> Result<()> {
+    let _one = SEEDED.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = fixture();
+    let cases = fixture["cases"].as_array().expect("cases");
+    let mut worst = 0.0f32;
+    for c in cases {
+        let u = |k: &str| c[k].as_u64().unwrap() as usize;
+        manual_seed(c["seed"].as_u64().unwrap());
+        let alpha = c["alpha"].as_f64().unwrap();
+        let bias = c["bias"].as_bool().unwrap();
+        let mut m = LoRALinear::new(u("in"), u("out"), u("r"), alpha, 0.0, true, bias)?;
+        let what = format!("lora.Linear({}, {}, r={})", u("in"), u("out"), u("r"));
+        let (a, b, w) = (
+            m.lora_a.clone().unwrap(),
+            m.lora_b.clone().unwrap(),
+            m.weight.clone(),
+        );
+        worst = worst.max(replay(&what, c, &mut m, &a, &b, &w)?);
+    }
+    report(&fixture, "lora.Linear", cases.len(), worst)
+}
+
+#[test]
 fn lora_conv2d_is_loralibs() -> Result<()> {
     let _one = SEEDED.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = fixture();
-    let mut worst = 0.0f32;
     let cases = fixture["conv_cases"].as_array().expect("conv cases");
+    let mut worst = 0.0f32;
     for c in cases {
         let u = |k: &str| c[k].as_u64().unwrap() as usize;
         manual_seed(c["seed"].as_u64().unwrap());
@@ -161,83 +174,10 @@ fn lora_conv2d_is_loralibs() -> Result<()> {
             u("k"),
             u("r")
         );
-        assert_eq!(m.repr(), c["repr"].as_str().unwrap(), "{what}: repr");
-        let state = m.state_dict();
-        let init = c["init"].as_array().unwrap();
-        assert_eq!(state.len(), init.len(), "{what}: state_dict entries");
-        for ((k, v), e) in state.iter().zip(init) {
-            assert_eq!(k, e[0].as_str().unwrap(), "{what}: key order");
-            assert_eq!(v.shape(), shape(&e[1]).as_slice(), "{what}: {k} shape");
-            assert_eq!(
-                v.to_vec_blocking::<f32>()?,
-                floats(&e[2]),
-                "{what}: {k} init values"
-            );
-        }
-        for (name, p) in m.named_parameters() {
-            let want = c["requires_grad"][&name].as_bool().unwrap();
-            assert_eq!(p.requires_grad(), want, "{what}: {name}.requires_grad");
-        }
-        let b = m.lora_b.clone();
-        no_grad(|| b.copy_(&Tensor::from_slice(&floats(&c["lora_B"]), b.shape())?))?;
-        let x = Tensor::from_slice(&floats(&c["input"]), &shape(&c["x"]))?;
-        x.set_requires_grad(true)?;
-        let y = m.forward(&x)?;
-        assert_eq!(
-            y.shape(),
-            shape(&c["output_shape"]).as_slice(),
-            "{what}: output shape"
-        );
-        worst = worst.max(close(&format!("{what}: output"), &y, &c["output"], 1e-5)?);
-        let g = Tensor::from_slice(&floats(&c["grad_output"]), y.shape())?;
-        y.mul(&g)?.sum(None, false)?.backward()?;
-        for (name, t) in [("grad_lora_A", &m.lora_a), ("grad_lora_B", &m.lora_b)] {
-            let grad = t.grad().expect("adapter gradient");
-            worst = worst.max(close(&format!("{what}: {name}"), &grad, &c[name], 1e-5)?);
-        }
-        let gx = x.grad().expect("input gradient");
-        worst = worst.max(close(
-            &format!("{what}: grad_input"),
-            &gx,
-            &c["grad_input"],
-            1e-5,
-        )?);
-        assert!(
-            m.conv.weight.grad().is_none(),
-            "{what}: the frozen weight has no gradient"
-        );
-        m.eval();
-        let merged = &m.conv.weight;
-        worst = worst.max(close(
-            &format!("{what}: merged"),
-            merged,
-            &c["merged_weight"],
-            1e-6,
-        )?);
-        let y_eval = no_grad(|| m.forward(&x))?;
-        worst = worst.max(close(
-            &format!("{what}: eval output"),
-            &y_eval,
-            &c["eval_output"],
-            1e-5,
-        )?);
-        m.train(true);
-        let w = &m.conv.weight;
-        worst = worst.max(close(
-            &format!("{what}: unmerged"),
-            w,
-            &c["unmerged_weight"],
-            1e-6,
-        )?);
+        let (a, b, w) = (m.lora_a.clone(), m.lora_b.clone(), m.conv.weight.clone());
+        worst = worst.max(replay(&what, c, &mut m, &a, &b, &w)?);
     }
-    println!(
-        "lora[{}]: {} lora.Conv2d cases equal loralib's (init bit for bit; forward, gradients, \
-         merge within {worst:.1e}) [{}]",
-        fixture["loralib"].as_str().unwrap_or("?"),
-        cases.len(),
-        default_device()?.adapter_info().short()
-    );
-    Ok(())
+    report(&fixture, "lora.Conv2d", cases.len(), worst)
 }
 
 #[test]

@@ -34,9 +34,9 @@ def flat(t):
     return t.detach().reshape(-1).tolist()
 
 
-def case(c):
-    torch.manual_seed(c["seed"])
-    m = lora.Linear(c["in"], c["out"], r=c["r"], lora_alpha=c["alpha"], bias=c["bias"])
+def replay(c, m, weight):
+    """The case's record for the LoRA layer `m` just built after the case's seed; `weight` is
+    the frozen tensor the adapter merges into."""
     init = [[k, list(v.shape), flat(v)] for k, v in m.state_dict().items()]
     grads_wanted = {n: p.requires_grad for n, p in m.named_parameters()}
     torch.manual_seed(c["seed"] + 1)
@@ -47,16 +47,22 @@ def case(c):
     g = torch.randn(y.shape)
     (y * g).sum().backward()
     m.eval()
-    merged = flat(m.weight)
+    merged = flat(weight)
     with torch.no_grad():
         y_eval = m(x)
     m.train()
     return {**c, "init": init, "requires_grad": grads_wanted, "lora_B": flat(m.lora_B),
             "input": flat(x), "grad_output": flat(g), "output": flat(y),
-            "grad_lora_A": flat(m.lora_A.grad), "grad_lora_B": flat(m.lora_B.grad),
-            "grad_input": flat(x.grad), "weight_has_grad": m.weight.grad is not None,
-            "merged_weight": merged, "eval_output": flat(y_eval),
-            "unmerged_weight": flat(m.weight), "repr": repr(m)}
+            "output_shape": list(y.shape), "grad_lora_A": flat(m.lora_A.grad),
+            "grad_lora_B": flat(m.lora_B.grad), "grad_input": flat(x.grad),
+            "weight_has_grad": weight.grad is not None, "merged_weight": merged,
+            "eval_output": flat(y_eval), "unmerged_weight": flat(weight), "repr": repr(m)}
+
+
+def case(c):
+    torch.manual_seed(c["seed"])
+    m = lora.Linear(c["in"], c["out"], r=c["r"], lora_alpha=c["alpha"], bias=c["bias"])
+    return replay(c, m, m.weight)
 
 
 CONV_CASES = [
@@ -71,26 +77,7 @@ def conv_case(c):
     torch.manual_seed(c["seed"])
     m = lora.Conv2d(c["in"], c["out"], c["k"], r=c["r"], lora_alpha=c["alpha"],
                     padding=c["padding"], stride=c["stride"])
-    init = [[k, list(v.shape), flat(v)] for k, v in m.state_dict().items()]
-    grads_wanted = {n: p.requires_grad for n, p in m.named_parameters()}
-    torch.manual_seed(c["seed"] + 1)
-    with torch.no_grad():
-        m.lora_B.normal_(0.0, 0.5)
-    x = torch.randn(c["x"], requires_grad=True)
-    y = m(x)
-    g = torch.randn(y.shape)
-    (y * g).sum().backward()
-    m.eval()
-    merged = flat(m.conv.weight)
-    with torch.no_grad():
-        y_eval = m(x)
-    m.train()
-    return {**c, "init": init, "requires_grad": grads_wanted, "lora_B": flat(m.lora_B),
-            "input": flat(x), "grad_output": flat(g), "output": flat(y),
-            "output_shape": list(y.shape), "grad_lora_A": flat(m.lora_A.grad),
-            "grad_lora_B": flat(m.lora_B.grad), "grad_input": flat(x.grad),
-            "merged_weight": merged, "eval_output": flat(y_eval),
-            "unmerged_weight": flat(m.conv.weight), "repr": repr(m)}
+    return replay(c, m, m.conv.weight)
 
 
 def model_case():
