@@ -82,6 +82,14 @@ impl Linear {
     }
 }
 
+/// nn.Linear's `extra_repr` (also loralib's `lora.Linear`'s).
+pub(crate) fn linear_extra_repr(in_features: usize, out_features: usize, bias: bool) -> String {
+    format!(
+        "in_features={in_features}, out_features={out_features}, bias={}",
+        py_bool(bias)
+    )
+}
+
 impl Module for Linear {
     fn forward(&self, input: &Tensor) -> Result<Tensor> {
         F::linear(input, &self.weight, self.bias.as_ref())
@@ -90,12 +98,7 @@ impl Module for Linear {
         "Linear".into()
     }
     fn extra_repr(&self) -> String {
-        format!(
-            "in_features={}, out_features={}, bias={}",
-            self.in_features,
-            self.out_features,
-            py_bool(self.bias.is_some())
-        )
+        linear_extra_repr(self.in_features, self.out_features, self.bias.is_some())
     }
     fn own_parameters(&self) -> Vec<(String, Tensor)> {
         present(&[("weight", Some(&self.weight)), ("bias", self.bias.as_ref())])

@@ -14,7 +14,6 @@ use crate::display_as_repr;
 use crate::functional as F;
 use crate::init;
 use crate::module::Module;
-use crate::repr::py_bool;
 
 /// loralib's `lora.Linear(in_features, out_features, r, lora_alpha, lora_dropout, merge_weights,
 /// bias)` (`fan_in_fan_out` is not taken).
@@ -196,12 +195,7 @@ impl Module for LoRALinear {
         "Linear".into()
     }
     fn extra_repr(&self) -> String {
-        format!(
-            "in_features={}, out_features={}, bias={}",
-            self.in_features,
-            self.out_features,
-            py_bool(self.bias.is_some())
-        )
+        super::linear::linear_extra_repr(self.in_features, self.out_features, self.bias.is_some())
     }
     fn own_parameters(&self) -> Vec<(String, Tensor)> {
         present(&[
