@@ -7,24 +7,22 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::time::Instant;
 
-use borch_autograd::{Backward, no_grad};
-use borch_data::{DataLoader, DataLoaderOptions, Dataset, Sample, Subset, random_split};
-use borch_nn::functional::cross_entropy;
-use borch_nn::{Reduction, serialization};
-use borch_optim::{Adam, AdamOptions, Optimizer};
-use borch_tensor::{Generator, Result, Tensor, manual_seed, scope};
+use borch_autograd::no_grad;
+use borch_data::{Dataset, Sample, Subset};
+use borch_nn::{Module, serialization};
+use borch_optim::{Adam, AdamOptions};
+use borch_tensor::{Device, Result, Tensor, manual_seed};
 use borch_vision::catalogue::{self, Architecture, Manifest, Provenance, SampleCheck, Weights};
-use borch_vision::datasets::{Digits, VisionOptions};
 use borch_vision::models::catalog;
 
+use crate::demo::fit_loader::{DigitsSplit, fit, split_digits};
 use crate::demo::{loss::accuracy, setup::open_device};
 
 const USAGE: &str = "usage: cargo xtask train-catalogue [--out catalogue/] [--seed S]";
-const DATA: &str = "data/digits/digits.csv.gz";
-const HELD_OUT: usize = 360;
+pub const DATA: &str = "data/digits/digits.csv.gz";
+pub const HELD_OUT: usize = 360;
 const TOLERANCE: f64 = 1e-4;
 
 /// One entry to train.
@@ -70,38 +68,29 @@ pub fn run(args: &[&str]) -> std::result::Result<(), String> {
     }
     let device = open_device()?;
     println!("adapter: {}", device.adapter_info());
-    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     let e = |e: borch_tensor::BorchError| e.to_string();
-    let digits: Rc<dyn Dataset> =
-        Rc::new(Digits::new(root.join(DATA), VisionOptions::default()).map_err(e)?);
-    let n = digits.len();
-    let split = random_split(
-        digits,
-        &[(n - HELD_OUT) as f64, HELD_OUT as f64],
-        Some(&Generator::with_seed(seed)),
-    )
-    .map_err(e)?;
-    let (train, test) = (Rc::new(split[0].clone()), Rc::new(split[1].clone()));
+    let digits = split_digits(&root.join(DATA), HELD_OUT, seed, None).map_err(e)?;
     println!(
-        "data: {n} 8x8 digits (UCI, CC BY 4.0), {} to train on, {} held out (random_split, \
+        "data: {} 8x8 digits (UCI, CC BY 4.0), {} to train on, {} held out (random_split, \
          seed {seed})",
-        train.len(),
-        test.len()
+        digits.total,
+        digits.train.len(),
+        digits.test.len()
     );
     for plan in &PLANS {
-        train_one(plan, seed, &train, &test, &out).map_err(e)?;
+        train_one(plan, seed, &digits, &out, &device).map_err(e)?;
     }
     Ok(())
 }
 
 /// `x, y` of a collated batch.
-fn xy(batch: Sample) -> Result<(Tensor, Tensor)> {
+pub fn xy(batch: Sample) -> Result<(Tensor, Tensor)> {
     let t = batch.tensors()?;
     Ok((t[0].clone(), t[1].clone()))
 }
 
 /// The collated batch of `indices` of `set` (the digits collate on the GPU in one upload).
-fn batch_of(set: &Subset, indices: &[usize]) -> Result<(Tensor, Tensor)> {
+pub fn batch_of(set: &Subset, indices: &[usize]) -> Result<(Tensor, Tensor)> {
     let batch = set.get_batch(indices).ok_or_else(|| {
         borch_tensor::BorchError::Runtime("the digits subset did not collate a batch".into())
     })??;
@@ -111,18 +100,13 @@ fn batch_of(set: &Subset, indices: &[usize]) -> Result<(Tensor, Tensor)> {
 fn train_one(
     plan: &Plan,
     seed: u64,
-    train: &Rc<Subset>,
-    test: &Rc<Subset>,
+    digits: &DigitsSplit,
     out: &Path,
+    device: &Device,
 ) -> Result<()> {
     let wall = Instant::now();
     manual_seed(seed);
-    let kwargs: Vec<(String, borch_tensor::api::Value)> = plan
-        .kwargs
-        .iter()
-        .map(|&(k, v)| (k.to_string(), borch_tensor::api::Value::Int(v)))
-        .collect();
-    let mut model = catalog::build_model(plan.name, Vec::new(), kwargs)?;
+    let mut model = build(plan.name, plan.kwargs)?;
     let params = model.parameters();
     let numel: usize = params.iter().map(Tensor::numel).sum();
     let mut opt = Adam::new(params, AdamOptions::new(plan.lr))?;
@@ -130,48 +114,17 @@ fn train_one(
         "{}: {numel} parameters; Adam lr {}, batch {}, {} epochs",
         plan.name, plan.lr, plan.batch_size, plan.epochs
     );
-    let loader = DataLoader::new(
-        train.clone(),
-        DataLoaderOptions {
-            batch_size: Some(plan.batch_size),
-            shuffle: Some(true),
-            ..DataLoaderOptions::default()
-        },
+    let train = digits.train.clone();
+    fit(
+        model.as_mut(),
+        &mut opt,
+        train,
+        plan.epochs,
+        plan.batch_size,
+        device,
     )?;
-    model.train(true);
-    for epoch in 1..=plan.epochs {
-        let (mut sum, mut count) = (0.0, 0usize);
-        for batch in loader.iter()? {
-            let (x, y) = xy(batch?)?;
-            let loss = scope(|_| {
-                opt.zero_grad(true)?;
-                let loss =
-                    cross_entropy(&model.forward(&x)?, &y, None, -100, Reduction::Mean, 0.0)?;
-                loss.backward()?;
-                opt.step()?;
-                Ok(loss.item_blocking()?.to_f64())
-            })?;
-            sum += loss * y.numel() as f64;
-            count += y.numel();
-        }
-        if epoch == 1 || epoch % 5 == 0 || epoch == plan.epochs {
-            println!(
-                "  epoch {epoch:>2}/{}: loss {:.4} ({:.1} s)",
-                plan.epochs,
-                sum / count as f64,
-                wall.elapsed().as_secs_f64()
-            );
-        }
-    }
-    model.eval();
-    let all: Vec<usize> = (0..test.len()).collect();
-    let (held_out, sample_x, sample_y) = no_grad(|| -> Result<(f64, Tensor, Tensor)> {
-        let (x, y) = batch_of(test, &all)?;
-        let acc = accuracy(&model.forward(&x)?, &y)?;
-        let (sx, _) = batch_of(test, &[0, 1])?;
-        let sy = model.forward(&sx)?;
-        Ok((acc, sx, sy))
-    })?;
+    let test = &digits.test;
+    let held_out = held_out_accuracy(model.as_ref(), test)?;
     println!(
         "{}: held-out accuracy {:.2}% ({} images), {:.1} s",
         plan.name,
@@ -179,17 +132,80 @@ fn train_one(
         test.len(),
         wall.elapsed().as_secs_f64()
     );
-    let file = format!("{}.safetensors", plan.name);
+    let entry = Entry {
+        name: plan.name,
+        kwargs: plan.kwargs,
+        command: format!("cargo xtask train-catalogue --seed {seed}"),
+        data: split_description(seed, digits.train.len(), test.len()),
+        notes: format!(
+            "Adam lr {}, batch {}, {} epochs, manual_seed({seed}); held-out accuracy {:.2}%",
+            plan.lr,
+            plan.batch_size,
+            plan.epochs,
+            held_out * 100.0
+        ),
+    };
+    write_entry(&entry, model.as_ref(), test, out)?;
+    if held_out < plan.required {
+        return Err(borch_tensor::BorchError::Runtime(format!(
+            "{}: held-out accuracy {:.2}% is below the required {:.0}%",
+            plan.name,
+            held_out * 100.0,
+            plan.required * 100.0
+        )));
+    }
+    Ok(())
+}
+
+/// The held-out accuracy of `model` (in eval mode) on all of `test`, in one batch.
+pub fn held_out_accuracy(model: &dyn Module, test: &Subset) -> Result<f64> {
+    let all: Vec<usize> = (0..test.len()).collect();
+    no_grad(|| {
+        let (x, y) = batch_of(test, &all)?;
+        accuracy(&model.forward(&x)?, &y)
+    })
+}
+
+/// How the digits were split, for a manifest's provenance.
+pub fn split_description(seed: u64, train: usize, test: usize) -> String {
+    format!(
+        "{DATA} (UCI optical recognition of handwritten digits, CC BY 4.0), random_split \
+         {train}/{test} with Generator seed {seed}; sample: the first two held-out images"
+    )
+}
+
+/// A catalogue entry to write: the model's catalog name and keywords, and its provenance.
+pub struct Entry<'a> {
+    pub name: &'a str,
+    pub kwargs: &'a [(&'a str, i64)],
+    pub command: String,
+    pub data: String,
+    pub notes: String,
+}
+
+/// Writes `<out>/<name>.safetensors` (the model's state_dict) and `<out>/<name>.json` (its
+/// manifest, with the first two images of `test` and the model's eval output on them as the
+/// sample), then loads them back through `catalogue::load`, which checks every step.
+pub fn write_entry(entry: &Entry, model: &dyn Module, test: &Subset, out: &Path) -> Result<()> {
+    let runtime = |e: std::io::Error, p: &Path| {
+        borch_tensor::BorchError::Runtime(format!("{}: {e}", p.display()))
+    };
+    std::fs::create_dir_all(out).map_err(|e| runtime(e, out))?;
+    let (sample_x, sample_y) = no_grad(|| -> Result<(Tensor, Tensor)> {
+        let (sx, _) = batch_of(test, &[0, 1])?;
+        let sy = model.forward(&sx)?;
+        Ok((sx, sy))
+    })?;
+    let file = format!("{}.safetensors", entry.name);
     let path = out.join(&file);
     serialization::save_file(&model.state_dict(), &path, &BTreeMap::new())?;
-    let bytes = std::fs::read(&path)
-        .map_err(|e| borch_tensor::BorchError::Runtime(format!("{}: {e}", path.display())))?;
+    let bytes = std::fs::read(&path).map_err(|e| runtime(e, &path))?;
     let manifest = Manifest {
         format: catalogue::FORMAT,
-        name: plan.name.to_string(),
+        name: entry.name.to_string(),
         architecture: Architecture {
-            name: plan.name.to_string(),
-            kwargs: plan
+            name: entry.name.to_string(),
+            kwargs: entry
                 .kwargs
                 .iter()
                 .map(|&(k, v)| (k.to_string(), v.into()))
@@ -209,44 +225,32 @@ fn train_one(
         },
         licence: "MIT OR Apache-2.0".into(),
         provenance: Provenance {
-            command: format!("cargo xtask train-catalogue --seed {seed}"),
-            data: format!(
-                "{DATA} (UCI optical recognition of handwritten digits, CC BY 4.0), \
-                 random_split {}/{} with Generator seed {seed}; sample: the first two held-out \
-                 images",
-                train.len(),
-                test.len()
-            ),
-            notes: format!(
-                "Adam lr {}, batch {}, {} epochs, manual_seed({seed}); held-out accuracy {:.2}%",
-                plan.lr,
-                plan.batch_size,
-                plan.epochs,
-                held_out * 100.0
-            ),
+            command: entry.command.clone(),
+            data: entry.data.clone(),
+            notes: entry.notes.clone(),
         },
     };
-    let json = out.join(format!("{}.json", plan.name));
-    std::fs::write(&json, manifest.to_json())
-        .map_err(|e| borch_tensor::BorchError::Runtime(format!("{}: {e}", json.display())))?;
+    let json = out.join(format!("{}.json", entry.name));
+    std::fs::write(&json, manifest.to_json()).map_err(|e| runtime(e, &json))?;
     let loaded = catalogue::load(&json)?;
     println!(
         "{}: wrote {} ({} bytes, sha256 {}) and {}; verified by catalogue::load (max sample \
          diff {:.1e})",
-        plan.name,
+        entry.name,
         path.display(),
         bytes.len(),
         manifest.weights.sha256,
         json.display(),
         loaded.max_sample_diff
     );
-    if held_out < plan.required {
-        return Err(borch_tensor::BorchError::Runtime(format!(
-            "{}: held-out accuracy {:.2}% is below the required {:.0}%",
-            plan.name,
-            held_out * 100.0,
-            plan.required * 100.0
-        )));
-    }
     Ok(())
+}
+
+/// The model catalog's builder with integer keywords (`digits_cnn(num_classes=10)`).
+pub fn build(name: &str, kwargs: &[(&str, i64)]) -> Result<Box<dyn Module>> {
+    let kwargs = kwargs
+        .iter()
+        .map(|&(k, v)| (k.to_string(), borch_tensor::api::Value::Int(v)))
+        .collect();
+    catalog::build_model(name, Vec::new(), kwargs)
 }

@@ -81,22 +81,8 @@ impl Trainer {
     pub fn fit(&mut self, data: &Split, device: &Device) -> Result<Report> {
         let n = data.len();
         let steps_per_epoch = n.div_ceil(self.batch_size);
-        let bar = ProgressBar::new((self.epochs * steps_per_epoch) as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{prefix} [{bar:32}] {pos}/{len} steps, eta {eta}, {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        let mut report = Report {
-            step_losses: Vec::new(),
-            epoch_losses: Vec::new(),
-            steps_per_epoch,
-            steps: 0,
-            seconds: 0.0,
-            dispatches: 0,
-            submits: 0,
-            memory_after_first_epoch: MemoryStats::default(),
-        };
+        let bar = progress_bar(self.epochs * steps_per_epoch);
+        let mut report = Report::new(steps_per_epoch);
         let (d0, s0, t0) = (device.dispatches(), device.submits(), Instant::now());
         for epoch in 1..=self.epochs {
             bar.set_prefix(format!("epoch {epoch:>2}/{}", self.epochs));
@@ -112,27 +98,67 @@ impl Trainer {
                     self.step(&x, &y)
                 })?;
                 sum += loss * len as f64;
-                report.step_losses.push(loss);
-                let done = report.step_losses.len() as f64;
-                bar.set_message(format!(
-                    "{:.1} ms/step, loss {loss:.4}",
-                    t0.elapsed().as_secs_f64() * 1e3 / done
-                ));
-                bar.inc(1);
+                report.record_step(&bar, loss, t0);
             }
             drop(order);
-            let mean = sum / n as f64;
-            report.epoch_losses.push(mean);
-            bar.suspend(|| println!("epoch {epoch:>2}: loss {mean:.4}"));
-            if epoch == 1 {
-                report.memory_after_first_epoch = device.memory();
-            }
+            report.end_epoch(&bar, epoch, sum / n as f64, device);
         }
-        bar.finish_and_clear();
-        report.steps = report.step_losses.len();
-        report.seconds = t0.elapsed().as_secs_f64();
-        report.dispatches = device.dispatches() - d0;
-        report.submits = device.submits() - s0;
+        report.finish(&bar, device, d0, s0, t0);
         Ok(report)
+    }
+}
+
+/// The progress bar of a run of `steps` training steps.
+pub fn progress_bar(steps: usize) -> ProgressBar {
+    let bar = ProgressBar::new(steps as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:32}] {pos}/{len} steps, eta {eta}, {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+impl Report {
+    pub fn new(steps_per_epoch: usize) -> Report {
+        Report {
+            step_losses: Vec::new(),
+            epoch_losses: Vec::new(),
+            steps_per_epoch,
+            steps: 0,
+            seconds: 0.0,
+            dispatches: 0,
+            submits: 0,
+            memory_after_first_epoch: MemoryStats::default(),
+        }
+    }
+
+    /// Records one step's loss and shows it with the mean step time since `t0`.
+    pub fn record_step(&mut self, bar: &ProgressBar, loss: f64, t0: Instant) {
+        self.step_losses.push(loss);
+        let done = self.step_losses.len() as f64;
+        bar.set_message(format!(
+            "{:.1} ms/step, loss {loss:.4}",
+            t0.elapsed().as_secs_f64() * 1e3 / done
+        ));
+        bar.inc(1);
+    }
+
+    /// Records and prints an epoch's mean loss; keeps `memory()` after the first.
+    pub fn end_epoch(&mut self, bar: &ProgressBar, epoch: usize, mean: f64, device: &Device) {
+        self.epoch_losses.push(mean);
+        bar.suspend(|| println!("epoch {epoch:>2}: loss {mean:.4}"));
+        if epoch == 1 {
+            self.memory_after_first_epoch = device.memory();
+        }
+    }
+
+    /// Closes the bar and fills in the totals since the counters `d0`, `s0` and `t0`.
+    pub fn finish(&mut self, bar: &ProgressBar, device: &Device, d0: u64, s0: u64, t0: Instant) {
+        bar.finish_and_clear();
+        self.steps = self.step_losses.len();
+        self.seconds = t0.elapsed().as_secs_f64();
+        self.dispatches = device.dispatches() - d0;
+        self.submits = device.submits() - s0;
     }
 }
