@@ -100,6 +100,13 @@ for name in ["digits_mlp", "digits_cnn"]:
     cached_again = (await (await cache.match(weights_url)).arrayBuffer()).to_bytes()
     check(f"{name}: the good weights are cached again", cached_again == weights)
     check(f"{name}: third load from the cache", torchvision.catalogue.load(url).source == "cache")
+    await cache.put(url, Response.new(json.dumps(changed)))
+    after = torchvision.catalogue.load(url)
+    check(f"{name}: tampered cached manifest refused at the sample",
+          after.source == "network" and f"catalogue '{name}': sample: output differs"
+          in (after.refused_cache or ""), f"{after.source} {after.refused_cache}")
+    print(f"  tampered cache entry (expected output): refused, evicted, fetched again: "
+          f"{after.refused_cache}")
 
 try:
     torchvision.catalogue.load("/catalogue/no_such_entry.json")

@@ -118,7 +118,7 @@ export async function catalogueSuite(torch, { base, read, log, adapter, cacheApi
     await cache.put(new URL('digits_mlp.safetensors', gone), new Response(flipped));
     const e = await thrown(() => catalogue.load(gone));
     refusedWith('a tampered entry with no network copy', e, 'manifest');
-    check('its load fails at the network', e.message.startsWith('catalogue: manifest: could not read') && e.message.includes('HTTP 404'), e.message);
+    check('its load fails at the network, naming the refused copy', e.message.startsWith('catalogue: manifest: could not read') && e.message.includes('HTTP 404') && e.message.includes("a cached copy was refused and evicted first: catalogue 'digits_mlp': weights sha256"), e.message);
     check('the tampered entry was evicted', (await cache.match(gone)) === undefined);
     log(`tampered cache entry with no network copy: refused and evicted, then ${e.message}`);
     const uncached = await catalogue.load(new URL('digits_mlp.json', base), { cache: false });
