@@ -11,8 +11,7 @@ use super::{camel, types};
 
 const OPEN: &str = "const vision_models = Object.freeze({";
 const CLOSE: &str = "});";
-const EXPORT: &str =
-    "export const vision = Object.freeze({ models: vision_models, catalogue });";
+const EXPORT: &str = "export const vision = Object.freeze({ models: vision_models, catalogue });";
 
 fn member(name: &str) -> String {
     format!(
@@ -63,8 +62,7 @@ pub fn declarations() -> String {
 /// The declarations of `vision.catalogue` (its hand-written JavaScript is
 /// build_js/catalogue.js).
 const CATALOGUE_D_TS: &str = include_str!("../build_js/catalogue.d.ts");
-const DECLARE: &str =
-    "export declare const vision: { readonly models: VisionModels; readonly catalogue: Catalogue };\n";
+const DECLARE: &str = "export declare const vision: { readonly models: VisionModels; readonly catalogue: Catalogue };\n";
 
 /// `vision.catalogue`: the browser's part of the catalogue loader (fetch, Cache API) over the
 /// core's checks (`catalogueManifest`, `catalogueLoadFrom`), defined before `vision`.
@@ -113,6 +111,12 @@ mod tests {
         );
         assert!(d.contains("numClasses?: number"), "{d}");
         assert!(!d.contains(": any"));
+        assert!(
+            d.contains("readonly catalogue: Catalogue")
+                && d.contains("export interface CatalogueEntry")
+        );
+        assert!(js.contains("Object.freeze({ models: vision_models, catalogue })"));
+        assert!(catalogue_js().contains("const catalogue = Object.freeze({"));
         assert!(audit_generated().is_empty());
     }
 }
