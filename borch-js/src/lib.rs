@@ -4,6 +4,7 @@
 mod autograd;
 mod bind;
 mod call;
+mod catalogue;
 mod checkpoints;
 mod compiled;
 mod containers;

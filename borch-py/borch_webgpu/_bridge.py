@@ -168,10 +168,11 @@ def is_tensor(x):
 def from_js(r):
     """A JavaScript result as Python: null -> None, Tensor objects -> Tensor, arrays -> tuples,
     plain objects -> dicts, other objects (nn modules, optimizers) -> a forwarding wrapper."""
-    if not isinstance(r, JsProxy):
-        return r
+    # Pyodide's jsnull is not a JsProxy: look for it first.
     if jsnull is not None and r is jsnull:
         return None
+    if not isinstance(r, JsProxy):
+        return r
     if is_tensor(r):
         return Tensor(r)
     if js.Reflect.has(r, "__borchModule"):

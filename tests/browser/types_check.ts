@@ -116,7 +116,14 @@ export async function typed(): Promise<number> {
   const cifarOut: torch.Tensor = cifar.call(x);
   // @ts-expect-error numClasses is a number
   torch.vision.models.resnet50({ numClasses: 'ten' });
-  const used = [resnet, cifarOut, tiled, seqOut, encoded, decoded, hN, cN, gruOut, gruH, h1, c1, notOne, scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight, where, coords, picked, rowsOf, distinct, repeated, notYet, written];
+  // vision.catalogue: the verified entry, its model a Module
+  const entry: torch.CatalogueEntry = await torch.vision.catalogue.load('/catalogue/digits_cnn.json', { cache: false });
+  const entryOut: torch.Tensor = entry.model.call(x);
+  const diff: number = entry.maxSampleDiff + entry.manifest.sample.tolerance;
+  const from: 'cache' | 'network' | 'bytes' = (await torch.vision.catalogue.loadFrom('{}', new Uint8Array(0))).source;
+  // @ts-expect-error loadFrom takes the weights' bytes, not a URL
+  torch.vision.catalogue.loadFrom('{}', '/catalogue/digits_cnn.safetensors');
+  const used = [resnet, cifarOut, entryOut, diff, from, tiled, seqOut, encoded, decoded, hN, cN, gruOut, gruH, h1, c1, notOne, scaled, isNorm, features, convolved, pooled, whole, values, indices, parts[0], flat, square, zeros, chained, spread, joined, activated, loss, projected, head, saved, weight, where, coords, picked, rowsOf, distinct, repeated, notYet, written];
   const fastSeq = torch.compiled(seq);
   const fastOut: torch.Tensor = fastSeq(x);
   const fastFn = torch.compiled((a: torch.Tensor, b: torch.Tensor) => a.add(b));

@@ -1,7 +1,8 @@
 """``torchvision`` for borch_webgpu: ``vision.models`` forwards by name to borch-ts's
 ``vision.models`` (generated from borch-vision's model catalog). ``import borch_webgpu.vision as
-torchvision`` then ``torchvision.models.resnet18(num_classes=10)`` reads as torchvision code."""
+torchvision`` then ``torchvision.models.resnet18(num_classes=10)`` reads as torchvision code.
+``vision.catalogue`` is borch's verified model catalogue (borch-ts's ``vision.catalogue``)."""
 
-from . import models
+from . import catalogue, models
 
-__all__ = ["models"]
+__all__ = ["catalogue", "models"]

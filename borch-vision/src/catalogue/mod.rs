@@ -11,22 +11,24 @@
 //! 4. `weights`: the safetensors file decodes and loads with `load_state_dict(strict=True)`;
 //! 5. `sample`: in eval mode the sample input gives the expected output within the tolerance.
 //!
-//! A failure is one [`BorchError`] `catalogue '<name>': <step>: <detail>`. The shipped entries
+//! Each step is one function of [`steps`]; [`load_from_async`] (every target, wasm included)
+//! awaits the sample's readback, the native [`load_from`] blocks on the same future.
+//!
+//! A failure is one `BorchError` `catalogue '<name>': <step>: <detail>`. The shipped entries
 //! are in `catalogue/` at the repository's root (see docs/vision.md, "Model catalogue").
 
 mod manifest;
+pub mod steps;
 
 pub use manifest::{Architecture, FORMAT, Manifest, Provenance, SampleCheck, Weights, sha256_hex};
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::path::Path;
 
-use borch_autograd::no_grad;
 use borch_nn::Module;
-use borch_nn::serialization;
-use borch_tensor::api::Value;
-use borch_tensor::{BorchError, Result, Tensor};
-
-use crate::models::catalog;
+#[cfg(not(target_arch = "wasm32"))]
+use borch_tensor::BorchError;
+use borch_tensor::Result;
 
 /// A verified model and what its check measured.
 pub struct Loaded {
@@ -47,7 +49,9 @@ impl std::fmt::Debug for Loaded {
     }
 }
 
-/// Reads the manifest at `manifest_path` and the weights file next to it, then [`load_from`].
+/// Reads the manifest at `manifest_path` and the weights file next to it, then [`load_from`]
+/// (native: a file system; in the browser borch-ts fetches the two files).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn load(manifest_path: impl AsRef<Path>) -> Result<Loaded> {
     let path = manifest_path.as_ref();
     let text = std::fs::read_to_string(path).map_err(|e| {
@@ -71,33 +75,18 @@ pub fn load(manifest_path: impl AsRef<Path>) -> Result<Loaded> {
 }
 
 /// Checks `weights` against `manifest`, builds the model, loads the weights and checks the
-/// sample; returns the model only when all of it passed.
+/// sample; returns the model only when all of it passed. Native: the sample is read back
+/// blocking (`load_from_async` is the same steps, awaited).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn load_from(manifest: Manifest, weights: &[u8]) -> Result<Loaded> {
-    manifest.check()?;
-    let w = &manifest.weights;
-    if weights.len() as u64 != w.bytes {
-        return Err(manifest.error(
-            "weights size",
-            format!("expected {} bytes, got {}", w.bytes, weights.len()),
-        ));
-    }
-    let digest = sha256_hex(weights);
-    if !digest.eq_ignore_ascii_case(&w.sha256) {
-        return Err(manifest.error(
-            "weights sha256",
-            format!(
-                "mismatch: expected {}, got {digest}",
-                w.sha256.to_lowercase()
-            ),
-        ));
-    }
-    let mut model = build(&manifest)?;
-    let state = serialization::load(weights).map_err(|e| manifest.error("weights", e))?;
-    model
-        .load_state_dict(&state, true)
-        .map_err(|e| manifest.error("weights", e))?;
-    model.eval();
-    let max_sample_diff = check_sample(&manifest, model.as_ref())?;
+    pollster::block_on(load_from_async(manifest, weights))
+}
+
+/// [`load_from`] for every target, wasm included: the same steps, the sample's output read back
+/// asynchronously (what borch-ts's `vision.catalogue.loadFrom` awaits).
+pub async fn load_from_async(manifest: Manifest, weights: &[u8]) -> Result<Loaded> {
+    let model = steps::prepare(&manifest, weights)?;
+    let max_sample_diff = steps::check_sample(&manifest, model.as_ref()).await?;
     Ok(Loaded {
         manifest,
         model,
@@ -105,74 +94,8 @@ pub fn load_from(manifest: Manifest, weights: &[u8]) -> Result<Loaded> {
     })
 }
 
-/// The model of the manifest's architecture, built with its keyword arguments.
-fn build(manifest: &Manifest) -> Result<Box<dyn Module>> {
-    let a = &manifest.architecture;
-    let keywords = a
-        .kwargs
-        .iter()
-        .map(|(k, v)| {
-            Ok((
-                k.clone(),
-                value_of(v).map_err(|e| manifest.error("build", e))?,
-            ))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    catalog::build_model(&a.name, Vec::new(), keywords).map_err(|e| manifest.error("build", e))
-}
-
-/// A JSON keyword argument as a binder value.
-fn value_of(v: &serde_json::Value) -> std::result::Result<Value, String> {
-    use serde_json::Value as J;
-    Ok(match v {
-        J::Null => Value::None,
-        J::Bool(b) => Value::Bool(*b),
-        J::Number(n) => match n.as_i64() {
-            Some(i) => Value::Int(i),
-            None => Value::Float(n.as_f64().ok_or(format!("number {n} is out of range"))?),
-        },
-        J::String(s) => Value::Str(s.clone()),
-        J::Array(items) => Value::List(
-            items
-                .iter()
-                .map(value_of)
-                .collect::<std::result::Result<_, _>>()?,
-        ),
-        J::Object(_) => return Err("a keyword argument cannot be an object".into()),
-    })
-}
-
-/// Runs the sample (no grad) and returns the largest difference, or the `sample` error.
-fn check_sample(manifest: &Manifest, model: &dyn Module) -> Result<f64> {
-    let s = &manifest.sample;
-    let fail = |detail: String| manifest.error("sample", detail);
-    let got = no_grad(|| -> Result<(Vec<usize>, Vec<f32>)> {
-        let x = Tensor::from_slice(&s.input, &s.input_shape)?;
-        let y = model.forward(&x)?;
-        Ok((y.shape().to_vec(), y.to_vec_blocking::<f32>()?))
-    })
-    .map_err(|e| fail(format!("the model failed on the sample input: {e}")))?;
-    let (shape, values) = got;
-    if shape != s.output_shape {
-        return Err(fail(format!(
-            "output shape {shape:?}, expected {:?}",
-            s.output_shape
-        )));
-    }
-    let mut worst = (0.0f64, 0usize);
-    for (i, (&g, &e)) in values.iter().zip(&s.expected_output).enumerate() {
-        let d = (f64::from(g) - f64::from(e)).abs();
-        if d.is_nan() || d > worst.0 {
-            worst = (if d.is_nan() { f64::INFINITY } else { d }, i);
-        }
-    }
-    if worst.0 > s.tolerance {
-        let i = worst.1;
-        return Err(fail(format!(
-            "output differs from the expected one by {:.3e} at element {i} (got {}, expected \
-             {}), above the tolerance {:e}",
-            worst.0, values[i], s.expected_output[i], s.tolerance
-        )));
-    }
-    Ok(worst.0)
+/// [`load_from_async`] of a manifest still in its JSON text (parsed and checked first, step
+/// `manifest`): what a browser has after fetching the two files.
+pub async fn load_json_async(manifest_json: &str, weights: &[u8]) -> Result<Loaded> {
+    load_from_async(Manifest::from_json(manifest_json)?, weights).await
 }

@@ -16,6 +16,7 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
         + &js_api::namespaces::objects_js()
         + &js_api::classes_js()
         + &namespaces_js()
+        + js_api::vision::catalogue_js()
         + &js_api::vision::objects_js()
         + GUARD_CATALOG_JS;
     write_file(&pkg_dir.join("index.js"), &js)?;

@@ -2,7 +2,8 @@
 //! (`borch_vision::models::catalog`, listed by `borch_js::vision_models`), generated: one frozen
 //! object whose members each make one call into `buildModel` (the core binds the keywords to the
 //! model's torchvision signature and builds it), exported as `vision`, and their `.d.ts`
-//! declarations (torchvision's builders take keywords only: one options object).
+//! declarations (torchvision's builders take keywords only: one options object); and
+//! `vision.catalogue` (build_js/catalogue.js and catalogue.d.ts).
 
 use std::fmt::Write;
 
@@ -10,7 +11,7 @@ use super::{camel, types};
 
 const OPEN: &str = "const vision_models = Object.freeze({";
 const CLOSE: &str = "});";
-const EXPORT: &str = "export const vision = Object.freeze({ models: vision_models });";
+const EXPORT: &str = "export const vision = Object.freeze({ models: vision_models, catalogue });";
 
 fn member(name: &str) -> String {
     format!(
@@ -55,7 +56,18 @@ pub fn declarations() -> String {
         )
         .unwrap();
     }
-    out + "}\nexport declare const vision: { readonly models: VisionModels };\n"
+    out + "}\n" + CATALOGUE_D_TS + DECLARE
+}
+
+/// The declarations of `vision.catalogue` (its hand-written JavaScript is
+/// build_js/catalogue.js).
+const CATALOGUE_D_TS: &str = include_str!("../build_js/catalogue.d.ts");
+const DECLARE: &str = "export declare const vision: { readonly models: VisionModels; readonly catalogue: Catalogue };\n";
+
+/// `vision.catalogue`: the browser's part of the catalogue loader (fetch, Cache API) over the
+/// core's checks (`catalogueManifest`, `catalogueLoadFrom`), defined before `vision`.
+pub fn catalogue_js() -> &'static str {
+    include_str!("../build_js/catalogue.js")
 }
 
 /// Lines of the generated JavaScript that are not a forwarding line (for the audit).
@@ -99,6 +111,12 @@ mod tests {
         );
         assert!(d.contains("numClasses?: number"), "{d}");
         assert!(!d.contains(": any"));
+        assert!(
+            d.contains("readonly catalogue: Catalogue")
+                && d.contains("export interface CatalogueEntry")
+        );
+        assert!(js.contains("Object.freeze({ models: vision_models, catalogue })"));
+        assert!(catalogue_js().contains("const catalogue = Object.freeze({"));
         assert!(audit_generated().is_empty());
     }
 }
