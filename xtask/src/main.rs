@@ -22,7 +22,8 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   cargo xtask audit
-  cargo xtask demo [--epochs N] [--lr LR] [--batch-size B] [--seed S]
+  cargo xtask demo [--model cnn|mlp] [--epochs N] [--lr LR] [--batch-size B] [--seed S] \
+[--no-augment] [--catalogue-out DIR]
   cargo xtask bench matmul [--sizes 256,512,1024] [--batched 32x256x256x256] \
 [--tiles] [--tile TXxTYxRxCxK,...] [--seconds S] [--reps R] [--no-naive]
   cargo xtask bench matmul-call [--sizes 1024,4096] [--warmup W] [--reps R] [--loop L]

@@ -171,9 +171,11 @@ impl Images {
         Ok(Sample::Tuple(vec![Sample::Tensor(img), target]))
     }
 
-    /// Without transforms, a batch is one upload (what `default_collate` of the samples gives).
+    /// A batch is one upload (what `default_collate` of the samples gives), through the
+    /// transform's batched path when it has one (the same draws and values as per image).
     pub(crate) fn get_batch(&self, indices: &[usize]) -> Option<Result<Sample>> {
-        if self.options.transform.is_some() || self.options.target_transform.is_some() {
+        let batched = self.options.transform.as_ref().is_none_or(|t| t.batches());
+        if !batched || self.options.target_transform.is_some() {
             return None;
         }
         if indices.iter().any(|&i| i >= self.len()) {
@@ -181,7 +183,10 @@ impl Images {
         }
         let labels: Vec<i64> = indices.iter().map(|&i| self.labels[i]).collect();
         Some((|| {
-            let x = self.upload(indices)?;
+            let mut x = self.upload(indices)?;
+            if let Some(t) = &self.options.transform {
+                x = t.forward_batch(&x)?;
+            }
             let y = Tensor::from_host(&HostData::I64(labels), &[indices.len()])?;
             Ok(Sample::List(vec![Sample::Tensor(x), Sample::Tensor(y)]))
         })())

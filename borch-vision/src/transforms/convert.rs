@@ -144,4 +144,13 @@ impl Transform for Normalize {
             img.sub(&mean)?.div(&std)
         }
     }
+
+    /// A batch broadcasts against the per-channel mean and std as one image does.
+    fn batches(&self) -> bool {
+        true
+    }
+
+    fn forward_batch(&self, batch: &Tensor) -> Result<Tensor> {
+        self.forward(batch)
+    }
 }

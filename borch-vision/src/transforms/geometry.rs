@@ -50,22 +50,25 @@ fn symmetric_indices(n: usize, before: usize, after: usize) -> Result<Vec<i64>> 
     Ok(idx)
 }
 
+/// `(left, top, right, bottom)` of `pad`'s one, two or four values.
+pub(crate) fn pad_sides(padding: &[usize]) -> Result<[usize; 4]> {
+    match *padding {
+        [p] => Ok([p, p, p, p]),
+        [x, y] => Ok([x, y, x, y]),
+        [l, t, r, b] => Ok([l, t, r, b]),
+        _ => value(format!(
+            "Padding must be an int or a 1, 2, or 4 element tuple, not a {} element tuple",
+            padding.len()
+        )),
+    }
+}
+
 /// torchvision's `F.pad(img, padding, fill=0, padding_mode='constant')`: `padding` is one value
 /// (all sides), two (left/right, top/bottom) or four (left, top, right, bottom); modes
 /// `constant` (with `fill`), `edge`, `reflect`, `symmetric`.
 pub fn pad(img: &Tensor, padding: &[usize], fill: f64, padding_mode: &str) -> Result<Tensor> {
     dimensions(img)?;
-    let [l, t, r, b] = match *padding {
-        [p] => [p, p, p, p],
-        [x, y] => [x, y, x, y],
-        [l, t, r, b] => [l, t, r, b],
-        _ => {
-            return value(format!(
-                "Padding must be an int or a 1, 2, or 4 element tuple, not a {} element tuple",
-                padding.len()
-            ));
-        }
-    };
+    let [l, t, r, b] = pad_sides(padding)?;
     let p = [l as isize, r as isize, t as isize, b as isize];
     match padding_mode {
         "constant" => F::pad(img, &p, "constant", Some(fill)),

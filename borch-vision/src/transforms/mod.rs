@@ -35,6 +35,27 @@ use borch_tensor::{BorchError, Result, Tensor};
 pub trait Transform {
     /// Applies the transform (torchvision's `forward`).
     fn forward(&self, img: &Tensor) -> Result<Tensor>;
+
+    /// Whether [`Transform::forward_batch`] can stand in for `forward` on each image of a batch:
+    /// a dataset then transforms a whole minibatch in a few dispatches instead of a few per image.
+    fn batches(&self) -> bool {
+        false
+    }
+
+    /// Whether the transform draws from a generator.
+    fn draws(&self) -> bool {
+        false
+    }
+
+    /// The images of an `(N, C, H, W)` batch each through the transform, exactly as `N` calls of
+    /// `forward` in order give them (the same draws from the generator, in the same order, and
+    /// the same values), stacked. Only for transforms whose [`Transform::batches`] is true.
+    fn forward_batch(&self, batch: &Tensor) -> Result<Tensor> {
+        let _ = batch;
+        Err(BorchError::NotImplemented(
+            "this transform has no batched path (Transform::batches is false)".into(),
+        ))
+    }
 }
 
 /// `Compose(transforms)`: the transforms applied in order.
@@ -59,6 +80,25 @@ impl Transform for Compose {
         let mut x = img.clone();
         for t in &self.transforms {
             x = t.forward(&x)?;
+        }
+        Ok(x)
+    }
+
+    /// Each transform over the whole batch in turn draws for every image before the next
+    /// transform draws, which is the per-image order only when at most one of them draws.
+    fn batches(&self) -> bool {
+        self.transforms.iter().all(|t| t.batches())
+            && self.transforms.iter().filter(|t| t.draws()).count() <= 1
+    }
+
+    fn draws(&self) -> bool {
+        self.transforms.iter().any(|t| t.draws())
+    }
+
+    fn forward_batch(&self, batch: &Tensor) -> Result<Tensor> {
+        let mut x = batch.clone();
+        for t in &self.transforms {
+            x = t.forward_batch(&x)?;
         }
         Ok(x)
     }

@@ -3,9 +3,9 @@
 //! `RandomResizedCrop.get_params`' ten tries of `torch.empty(1).uniform_(...)`.
 
 use borch_tensor::random::draws;
-use borch_tensor::{Generator, Result, Tensor};
+use borch_tensor::{Generator, HostData, Result, Tensor};
 
-use super::geometry::{crop, hflip, pad, resize, vflip};
+use super::geometry::{crop, hflip, pad, pad_sides, resize, vflip};
 use super::{Transform, dimensions, setup_size};
 
 /// `torch.rand(1, generator=g) < p` (the comparison in float32, as torch makes it).
@@ -46,6 +46,18 @@ impl Transform for RandomHorizontalFlip {
             Ok(img.clone())
         }
     }
+
+    fn batches(&self) -> bool {
+        true
+    }
+
+    fn draws(&self) -> bool {
+        true
+    }
+
+    fn forward_batch(&self, batch: &Tensor) -> Result<Tensor> {
+        flip_batch(batch, self.p, self.generator.as_ref(), hflip)
+    }
 }
 
 /// `RandomVerticalFlip(p=0.5)`.
@@ -75,6 +87,18 @@ impl Transform for RandomVerticalFlip {
         } else {
             Ok(img.clone())
         }
+    }
+
+    fn batches(&self) -> bool {
+        true
+    }
+
+    fn draws(&self) -> bool {
+        true
+    }
+
+    fn forward_batch(&self, batch: &Tensor) -> Result<Tensor> {
+        flip_batch(batch, self.p, self.generator.as_ref(), vflip)
     }
 }
 
@@ -139,19 +163,29 @@ impl RandomCrop {
         generator: Option<&Generator>,
     ) -> Result<[usize; 4]> {
         let (_, h, w) = dimensions(img)?;
-        let [th, tw] = output_size;
-        if h < th || w < tw {
-            return Err(borch_tensor::BorchError::Value(format!(
-                "Required crop size ({th}, {tw}) is larger than input image size ({h}, {w})"
-            )));
-        }
-        if w == tw && h == th {
-            return Ok([0, 0, h, w]);
-        }
-        let i = randint(h - th + 1, generator)?;
-        let j = randint(w - tw + 1, generator)?;
-        Ok([i, j, th, tw])
+        corner(h, w, output_size, generator)
     }
+}
+
+/// `RandomCrop.get_params` for an image of `h × w`.
+fn corner(
+    h: usize,
+    w: usize,
+    output_size: [usize; 2],
+    generator: Option<&Generator>,
+) -> Result<[usize; 4]> {
+    let [th, tw] = output_size;
+    if h < th || w < tw {
+        return Err(borch_tensor::BorchError::Value(format!(
+            "Required crop size ({th}, {tw}) is larger than input image size ({h}, {w})"
+        )));
+    }
+    if w == tw && h == th {
+        return Ok([0, 0, h, w]);
+    }
+    let i = randint(h - th + 1, generator)?;
+    let j = randint(w - tw + 1, generator)?;
+    Ok([i, j, th, tw])
 }
 
 impl Transform for RandomCrop {
@@ -173,6 +207,91 @@ impl Transform for RandomCrop {
         }
         let [i, j, th, tw] = RandomCrop::get_params(&img, size, self.generator.as_ref())?;
         crop(&img, i, j, th, tw)
+    }
+
+    fn batches(&self) -> bool {
+        true
+    }
+
+    fn draws(&self) -> bool {
+        true
+    }
+
+    /// One corner drawn per image in order and every crop gathered in one `index_select`; a
+    /// constant padding is folded into the gather (positions outside the image read `fill`),
+    /// the other modes pad the whole batch first.
+    fn forward_batch(&self, batch: &Tensor) -> Result<Tensor> {
+        let [n, c, h, w] = batch_dims(batch)?;
+        let size = setup_size(
+            &self.size,
+            "Please provide only two dimensions (h, w) for size.",
+        )?;
+        if self.padding_mode != "constant" {
+            let mut img = batch.clone();
+            if let Some(p) = &self.padding {
+                img = pad(&img, p, self.fill, &self.padding_mode)?;
+            }
+            return self.crop_batch(&img, size);
+        }
+        let [l, t, r, b] = match &self.padding {
+            Some(p) => pad_sides(p)?,
+            None => [0; 4],
+        };
+        let (mut left, mut top) = (l, t);
+        let (mut ph, mut pw) = (h + t + b, w + l + r);
+        if self.pad_if_needed && pw < size[1] {
+            left += size[1] - pw;
+            pw += 2 * (size[1] - pw);
+        }
+        if self.pad_if_needed && ph < size[0] {
+            top += size[0] - ph;
+            ph += 2 * (size[0] - ph);
+        }
+        let fill = Tensor::from_host(&HostData::F32(vec![self.fill as f32]), &[1])?;
+        let flat = borch_tensor::cat(&[batch.contiguous()?.reshape(&[-1])?, fill], 0)?;
+        let outside = (n * c * h * w) as i64;
+        let mut index = Vec::with_capacity(n * c * size[0] * size[1]);
+        for image in 0..n {
+            let [i, j, th, tw] = corner(ph, pw, size, self.generator.as_ref())?;
+            for ch in 0..c {
+                for y in (i..i + th).map(|y| y as isize - top as isize) {
+                    index.extend((j..j + tw).map(|x| x as isize - left as isize).map(|x| {
+                        if (0..h as isize).contains(&y) && (0..w as isize).contains(&x) {
+                            (((image * c + ch) * h) as isize + y) as i64 * w as i64 + x as i64
+                        } else {
+                            outside
+                        }
+                    }));
+                }
+            }
+        }
+        gather(&flat, index, &[n, c, size[0], size[1]])
+    }
+}
+
+impl RandomCrop {
+    /// `forward`'s `pad_if_needed` and crop for each image of a batch already padded.
+    fn crop_batch(&self, img: &Tensor, size: [usize; 2]) -> Result<Tensor> {
+        let mut img = img.clone();
+        let (_, ph, pw) = dimensions(&img)?;
+        if self.pad_if_needed && pw < size[1] {
+            img = pad(&img, &[size[1] - pw, 0], self.fill, &self.padding_mode)?;
+        }
+        if self.pad_if_needed && ph < size[0] {
+            img = pad(&img, &[0, size[0] - ph], self.fill, &self.padding_mode)?;
+        }
+        let [n, c, h, w] = batch_dims(&img)?;
+        let mut index = Vec::with_capacity(n * c * size[0] * size[1]);
+        for image in 0..n {
+            let [i, j, th, tw] = corner(h, w, size, self.generator.as_ref())?;
+            for ch in 0..c {
+                for y in 0..th {
+                    let row = ((image * c + ch) * h + i + y) * w + j;
+                    index.extend((row..row + tw).map(|v| v as i64));
+                }
+            }
+        }
+        gather(&img, index, &[n, c, size[0], size[1]])
     }
 }
 
@@ -280,4 +399,45 @@ impl Transform for RandomResizedCrop {
         let boxed = crop(img, i, j, h, w)?;
         resize(&boxed, &size, &self.interpolation, None, self.antialias)
     }
+}
+
+/// `(N, C, H, W)` of a batch, or torchvision's error for anything else.
+fn batch_dims(batch: &Tensor) -> Result<[usize; 4]> {
+    match *batch.shape() {
+        [n, c, h, w] => Ok([n, c, h, w]),
+        ref s => Err(borch_tensor::BorchError::Value(format!(
+            "a batched transform takes an (N, C, H, W) batch, got a tensor of shape {s:?}"
+        ))),
+    }
+}
+
+/// The elements of `img` at the flat `index` (row-major), shaped `shape`: one upload and one
+/// `index_select`.
+fn gather(img: &Tensor, index: Vec<i64>, shape: &[usize]) -> Result<Tensor> {
+    let len = index.len();
+    let index = Tensor::from_host(&HostData::I64(index), &[len])?;
+    let dims: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
+    img.contiguous()?
+        .reshape(&[-1])?
+        .index_select(0, &index)?
+        .reshape(&dims)
+}
+
+/// A flip's coin drawn per image in order, then each image taken from the batch or its flip.
+fn flip_batch(
+    batch: &Tensor,
+    p: f64,
+    generator: Option<&Generator>,
+    flip: fn(&Tensor) -> Result<Tensor>,
+) -> Result<Tensor> {
+    let [n, ..] = batch_dims(batch)?;
+    let mut pick = Vec::with_capacity(n);
+    for b in 0..n {
+        pick.push(if coin(p, generator)? { n + b } else { b } as i64);
+    }
+    if pick.iter().all(|&i| (i as usize) < n) {
+        return Ok(batch.clone());
+    }
+    let both = borch_tensor::cat(&[batch.clone(), flip(batch)?], 0)?;
+    both.index_select(0, &Tensor::from_host(&HostData::I64(pick), &[n])?)
 }

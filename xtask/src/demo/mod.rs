@@ -152,11 +152,14 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         report.submits as f64 / steps,
         info.short()
     );
-    let (m0, m1) = (report.memory_after_first_epoch, device.memory());
+    let (m0, m1) = (
+        report.memory_after_first_epoch,
+        report.memory_after_last_epoch,
+    );
     println!(
         "memory(): {} buffers / {} B live after the first epoch, {} buffers / {} B after the \
-         last (what the run keeps: parameters, grads, Adam's state, BatchNorm's running \
-         statistics or the MLP's data); pooled(): {} buffers",
+         last (parameters, their grads, Adam's state, and BatchNorm's running statistics or \
+         the MLP's data); pooled(): {} buffers",
         m0.buffers,
         m0.bytes,
         m1.buffers,

@@ -80,7 +80,14 @@ pub fn cnn(
     )?;
     let test_accuracy = train_catalogue::held_out_accuracy(model.as_ref(), &digits.test)?;
     let train_accuracy = train_catalogue::held_out_accuracy(model.as_ref(), &digits.train_plain)?;
-    if let Some(out) = catalogue_out {
+    let required = 0.98;
+    if let Some(out) = catalogue_out.filter(|_| test_accuracy < required) {
+        println!(
+            "not written to {}: the held-out accuracy is below the required {:.0}%",
+            out.display(),
+            required * 100.0
+        );
+    } else if let Some(out) = catalogue_out {
         let entry = Entry {
             name: "digits_cnn",
             kwargs: CNN_KWARGS,
@@ -112,7 +119,7 @@ pub fn cnn(
         train_accuracy,
         test_accuracy,
         test_len: digits.test.len(),
-        required: 0.98,
+        required,
     })
 }
 

@@ -43,6 +43,7 @@ pub struct Report {
     pub dispatches: u64,
     pub submits: u64,
     pub memory_after_first_epoch: MemoryStats,
+    pub memory_after_last_epoch: MemoryStats,
 }
 
 pub struct Trainer {
@@ -130,6 +131,7 @@ impl Report {
             dispatches: 0,
             submits: 0,
             memory_after_first_epoch: MemoryStats::default(),
+            memory_after_last_epoch: MemoryStats::default(),
         }
     }
 
@@ -144,13 +146,14 @@ impl Report {
         bar.inc(1);
     }
 
-    /// Records and prints an epoch's mean loss; keeps `memory()` after the first.
+    /// Records and prints an epoch's mean loss; keeps `memory()` after the first and the last.
     pub fn end_epoch(&mut self, bar: &ProgressBar, epoch: usize, mean: f64, device: &Device) {
         self.epoch_losses.push(mean);
         bar.suspend(|| println!("epoch {epoch:>2}: loss {mean:.4}"));
         if epoch == 1 {
             self.memory_after_first_epoch = device.memory();
         }
+        self.memory_after_last_epoch = device.memory();
     }
 
     /// Closes the bar and fills in the totals since the counters `d0`, `s0` and `t0`.
