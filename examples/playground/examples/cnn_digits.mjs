@@ -7,7 +7,7 @@ import { loadDigits, plot } from 'playground';
 
 await torch.init();
 const { nn, optim, data } = torch;
-const EPOCHS = 3;
+const EPOCHS = 2;
 
 torch.manualSeed(0);
 const { X, y } = loadDigits(); // X: [1797, 1, 8, 8] in [0, 1], y: [1797] int64

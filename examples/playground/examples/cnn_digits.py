@@ -7,7 +7,7 @@ from borch_webgpu import nn, optim
 from borch_webgpu.utils.data import DataLoader, TensorDataset
 from playground import load_digits, plot
 
-EPOCHS = 3
+EPOCHS = 2
 
 torch.manual_seed(0)
 X, y = load_digits()  # X: (1797, 1, 8, 8) in [0, 1], y: (1797,) int64

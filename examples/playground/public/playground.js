@@ -1,9 +1,9 @@
 // `import { plot, loadDigits } from 'playground'` in the playground's JavaScript mode: the
 // page's hooks (the page's import map points 'playground' here). The page sets
-// globalThis.__playground before it runs any example.
+// globalThis.__playgroundHooks before it runs any example.
 const hooks = () => {
-  if (!globalThis.__playground) throw new Error("'playground' is the playground page's own module: run this code in the playground");
-  return globalThis.__playground;
+  if (!globalThis.__playgroundHooks) throw new Error("'playground' is the playground page's own module: run this code in the playground");
+  return globalThis.__playgroundHooks;
 };
 
 /** Add one point to the live chart (series `name`, default "loss"): plot(await loss.item()). */

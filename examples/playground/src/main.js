@@ -68,7 +68,7 @@ const hooks = {
   }),
   digits: () => [digits.pixels, digits.labels],
 };
-globalThis.__playground = hooks;
+globalThis.__playgroundHooks = hooks;
 
 const size = (bytes) => (bytes < 1024 ? `${bytes} B` : bytes < 1 << 20 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / (1 << 20)).toFixed(1)} MiB`);
 
