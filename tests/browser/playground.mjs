@@ -4,10 +4,11 @@
 // for each mode (JavaScript, then Python) and each example of the page's list, click the mode,
 // the example and Run, then judge the run by the example's `checks` (examples/playground/src/
 // examples.js): no error, the expected lines printed, losses falling, the held-out accuracy, the
-// number of plot() points, dispatches and submits counted. The printed losses must be the same in
-// both modes (one program written twice, one core, one seed). A second tab with navigator.gpu removed must show
-// the no-WebGPU message with Run disabled. Saves a screenshot after the last run (the CNN in
-// Python, its loss on the chart): <target>/playground/screenshot.png.
+// number of plot() points, dispatches and submits counted. The printed losses must be the same
+// in both modes (one program written twice, one core, one seed). A second tab with navigator.gpu
+// removed must show the no-WebGPU message with Run disabled, and a wrong program typed into the
+// editor must show borch's error in each mode. Saves a screenshot after the last
+// run (the CNN in Python, its loss on the chart): <target>/playground/screenshot.png.
 //
 //   node tests/browser/playground.mjs [--target-dir DIR]
 
@@ -106,15 +107,35 @@ try {
   const { adapter, examples, state } = await tab.evaluate(() => window.__playground);
   if (state !== 'idle') throw new Error(`the page did not start: ${state} ${await tab.textContent('#output')}`);
   console.log(`[playground] chromium ${chrome.version}, adapter ${adapter}, ${examples.length} examples`);
+  const runOnce = async () => {
+    const n = await tab.evaluate(() => window.__playground.runs.length);
+    await tab.click('#run');
+    await tab.waitForFunction((k) => window.__playground.runs.length > k, n, { timeout: 300_000, polling: 250 });
+    return tab.evaluate(() => window.__playground.runs.at(-1));
+  };
+  // A user's mistake: typed into the editor, run, the error shown with borch's (torch's) message;
+  // the page stays usable (the examples run after it).
+  const mistakes = {
+    js: ["import * as torch from 'borch-ts';", 'torch.ones(2, 3).view(4);'].join('\n'),
+    py: ['import borch_webgpu as torch', 'torch.ones(2, 3).view(4)'].join('\n'),
+  };
+  for (const [mode, code] of Object.entries(mistakes)) {
+    await tab.click(`#mode-${mode}`);
+    await tab.click('.cm-content');
+    await tab.keyboard.press('Control+A');
+    await tab.keyboard.insertText(code);
+    const entry = await runOnce();
+    const shown = await tab.textContent('#output .error').catch(() => '');
+    if (entry.ok || !entry.error.includes("shape '[4]' is invalid for input of size 6") || !shown.includes("shape '[4]' is invalid")) {
+      fail(`${mode} mistake: ok ${entry.ok}, error ${JSON.stringify(entry.error)}, shown ${JSON.stringify(shown)}`);
+    } else console.log(`[playground] ${mode} mistake shown: ${entry.error.trim().split('\n').at(-1)}`);
+  }
   const runs = {};
   for (const mode of ['js', 'py']) {
     await tab.click(`#mode-${mode}`);
     for (const example of examples) {
       await tab.click(`[data-example="${example.id}"]`);
-      const n = await tab.evaluate(() => window.__playground.runs.length);
-      await tab.click('#run');
-      await tab.waitForFunction((k) => window.__playground.runs.length > k, n, { timeout: 300_000, polling: 250 });
-      const entry = await tab.evaluate(() => window.__playground.runs.at(-1));
+      const entry = await runOnce();
       if (entry.mode !== mode || entry.example !== example.id) fail(`ran ${entry.mode} ${entry.example}, expected ${mode} ${example.id}`);
       judge(entry, example);
       runs[`${mode} ${example.id}`] = entry;
