@@ -48,7 +48,12 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     println!("vite build → {}", out.display());
     status(
         Command::new("node")
-            .args(["node_modules/vite/bin/vite.js", "build", "--logLevel", "warn"])
+            .args([
+                "node_modules/vite/bin/vite.js",
+                "build",
+                "--logLevel",
+                "warn",
+            ])
             .env("PLAYGROUND_OUT", &out)
             .current_dir(&page),
         "vite build",
