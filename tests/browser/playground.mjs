@@ -4,11 +4,12 @@
 // for each mode (JavaScript, then Python) and each example of the page's list, click the mode,
 // the example and Run, then judge the run by the example's `checks` (examples/playground/src/
 // examples.js): no error, the expected lines printed, losses falling, the held-out accuracy, the
-// number of plot() points, dispatches and submits counted. The printed losses must be the same
-// in both modes (one program written twice, one core, one seed). A second tab with navigator.gpu
-// removed must show the no-WebGPU message with Run disabled, and a wrong program typed into the
-// editor must show borch's error in each mode. Saves a screenshot after the last
-// run (the CNN in Python, its loss on the chart): <target>/playground/screenshot.png.
+// number of plot() points, the chart redrawn while the run went on, dispatches and submits
+// counted. The printed losses must be the same in both modes (one program written twice, one
+// core, one seed). A second tab with navigator.gpu removed must show the no-WebGPU message with
+// Run disabled, and a wrong program typed into the editor must show borch's error in each mode.
+// Saves a screenshot after the last run (the CNN in Python, its loss on the chart):
+// <target>/playground/screenshot.png.
 //
 //   node tests/browser/playground.mjs [--target-dir DIR]
 
@@ -58,7 +59,7 @@ function judge(entry, example) {
     const re = new RegExp(c.losses);
     const losses = entry.lines.map((l) => re.exec(l.trim())).filter(Boolean).map((m) => Number(m[1]));
     if (losses.length < 2 || !(losses.at(-1) < losses[0])) fail(`${where}: losses do not fall: ${losses.join(', ')}`);
-    facts += ` losses ${losses[0]} → ${losses.at(-1)}`;
+    facts += `, losses ${losses[0]} → ${losses.at(-1)}`;
     entry.losses = losses;
   }
   if (c.accuracy !== undefined) {
@@ -68,9 +69,11 @@ function judge(entry, example) {
     facts += m ? `, accuracy ${m[1]}%` : '';
   }
   if (c.plotted !== undefined && entry.points !== c.plotted) fail(`${where}: ${entry.points} points plotted, expected ${c.plotted}`);
+  // Live: the chart was redrawn while the run went on, not only at its end.
+  if (c.plotted !== undefined && !(entry.frames >= 2)) fail(`${where}: the chart was redrawn ${entry.frames} times during the run`);
   if (!(entry.dispatches > 0 && entry.submits > 0)) fail(`${where}: ${entry.dispatches} dispatches, ${entry.submits} submits`);
   console.log(
-    `[playground] ${where}: ${entry.seconds.toFixed(1)} s, ${entry.lines.length} lines,${facts}${entry.points ? `, ${entry.points} points` : ''}, ` +
+    `[playground] ${where}: ${entry.seconds.toFixed(1)} s, ${entry.lines.length} lines${facts}${entry.points ? `, ${entry.points} points (${entry.frames} redraws)` : ''}, ` +
       `${entry.dispatches} dispatches, ${entry.submits} submits, memory() ${entry.memory.buffers} buffers, pooled() ${entry.pooled.buffers} buffers`,
   );
 }

@@ -12,9 +12,12 @@ export class LiveChart {
     this.series = new Map();
     this.plot = null;
     this.pending = false;
+    // Redraws made while points were coming (one per animation frame at most).
+    this.frames = 0;
   }
 
   reset() {
+    this.frames = 0;
     this.series.clear();
     this.plot?.destroy();
     this.plot = null;
@@ -36,7 +39,10 @@ export class LiveChart {
     this.series.get(name).push(value);
     if (!this.pending) {
       this.pending = true;
-      requestAnimationFrame(() => this.draw());
+      requestAnimationFrame(() => {
+        this.frames++;
+        this.draw();
+      });
     }
   }
 

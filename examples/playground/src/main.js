@@ -103,6 +103,7 @@ async function run() {
   entry.memory = torch.memory();
   entry.pooled = torch.pooled();
   entry.points = chart.points();
+  entry.frames = chart.frames;
   chart.draw();
   $('stats').textContent =
     `${entry.ok ? 'finished' : 'failed'} in ${entry.seconds.toFixed(1)} s · ${entry.dispatches} dispatches · ${entry.submits} submits · ` +
