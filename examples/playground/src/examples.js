@@ -25,5 +25,6 @@ export const examples = [
   // Slot 6, "Using the model catalogue": loading a verified entry of catalogue/ (borch-ts /
   // borch_webgpu catalogue loading, branch `catalogjs`) and running it on held-out digits. Not
   // here yet: it lands with that branch, as { id: 'catalogue', title: 'Model catalogue', js,
-  // py, checks } with ../examples/catalogue.mjs and catalogue.py.
+  // py, checks } with ../examples/catalogue.mjs and catalogue.py (the server of `cargo xtask
+  // playground` serves the repository, so catalogue/ is at /catalogue/).
 ];
