@@ -110,14 +110,14 @@ try {
   const { adapter, examples, state } = await tab.evaluate(() => window.__playground);
   if (state !== 'idle') throw new Error(`the page did not start: ${state} ${await tab.textContent('#output')}`);
   console.log(`[playground] chromium ${chrome.version}, adapter ${adapter}, ${examples.length} examples`);
-  const runOnce = async () => {
+  const runOnce = async (start = () => tab.click('#run')) => {
     const n = await tab.evaluate(() => window.__playground.runs.length);
-    await tab.click('#run');
+    await start();
     await tab.waitForFunction((k) => window.__playground.runs.length > k, n, { timeout: 300_000, polling: 250 });
     return tab.evaluate(() => window.__playground.runs.at(-1));
   };
-  // A user's mistake: typed into the editor, run, the error shown with borch's (torch's) message;
-  // the page stays usable (the examples run after it).
+  // A user's mistake: typed into the editor, run with Ctrl+Enter, the error shown with borch's
+  // (torch's) message; the page stays usable (the examples run after it).
   const mistakes = {
     js: ["import * as torch from 'borch-ts';", 'torch.ones(2, 3).view(4);'].join('\n'),
     py: ['import borch_webgpu as torch', 'torch.ones(2, 3).view(4)'].join('\n'),
@@ -127,7 +127,7 @@ try {
     await tab.click('.cm-content');
     await tab.keyboard.press('Control+A');
     await tab.keyboard.insertText(code);
-    const entry = await runOnce();
+    const entry = await runOnce(() => tab.keyboard.press('Control+Enter'));
     const shown = await tab.textContent('#output .error').catch(() => '');
     if (entry.ok || !entry.error.includes("shape '[4]' is invalid for input of size 6") || !shown.includes("shape '[4]' is invalid")) {
       fail(`${mode} mistake: ok ${entry.ok}, error ${JSON.stringify(entry.error)}, shown ${JSON.stringify(shown)}`);

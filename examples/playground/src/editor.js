@@ -1,8 +1,9 @@
 // The code editor: CodeMirror 6 with its basic setup, JavaScript or Python highlighting swapped
-// through a compartment when the mode changes.
+// through a compartment when the mode changes; Ctrl+Enter (Cmd+Enter) runs.
 
 import { EditorView, basicSetup } from 'codemirror';
-import { Compartment } from '@codemirror/state';
+import { Compartment, Prec } from '@codemirror/state';
+import { keymap } from '@codemirror/view';
 import { javascript } from '@codemirror/lang-javascript';
 import { python } from '@codemirror/lang-python';
 
@@ -10,16 +11,8 @@ const language = { js: () => javascript(), py: () => python() };
 
 export function createEditor(parent, onRun) {
   const mode = new Compartment();
-  const runKey = EditorView.domEventHandlers({
-    keydown(event) {
-      if ((event.ctrlKey || event.metaKey) && event.key === 'Enter') {
-        event.preventDefault();
-        onRun();
-        return true;
-      }
-      return false;
-    },
-  });
+  // Above basicSetup's own Mod-Enter (insertBlankLine).
+  const runKey = Prec.highest(keymap.of([{ key: 'Mod-Enter', run: () => (onRun(), true) }]));
   const view = new EditorView({ parent, extensions: [basicSetup, mode.of(language.js()), runKey] });
   return {
     get text() {
