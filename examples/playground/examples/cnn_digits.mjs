@@ -1,7 +1,7 @@
-// A CNN with BatchNorm on the bundled 8×8 digits (the catalogue's digits_cnn: two 3×3
-// convolutions, BatchNorm2d, ReLU, max-pooling, a linear head), Adam, a shuffled DataLoader;
-// plot() draws each step's loss. BatchNorm uses batch statistics in train() and its running
-// statistics after eval().
+// A CNN with BatchNorm on the bundled 8×8 digits: the layers of the catalogue's digits_cnn
+// (torch.vision.models.digitsCnn()) written out — two 3×3 convolutions, BatchNorm2d, ReLU,
+// max-pooling, a linear head — trained with Adam on a shuffled DataLoader; plot() draws each
+// step's loss. BatchNorm uses batch statistics in train() and its running statistics after eval().
 import * as torch from 'borch-ts';
 import { loadDigits, plot } from 'playground';
 
