@@ -15,37 +15,20 @@
 // file name.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, createReadStream, existsSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, extname, join, resolve, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { basename, extname, join, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { defaultTargetDir, repo, serve } from './serve.mjs';
 
-export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export { defaultTargetDir, repo, serve };
+
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.txt': 'text/plain; charset=utf-8',
-  '.ts': 'text/plain; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-};
 
 function usage(message) {
   console.error(`${message}\nusage: node tests/browser/run.mjs [--timeout S] [--screenshot out.png] [--target-dir DIR] page.html…`);
   process.exit(2);
-}
-
-export function defaultTargetDir() {
-  return process.env.CARGO_TARGET_DIR ? resolve(repo, process.env.CARGO_TARGET_DIR) : join(repo, 'target');
 }
 
 function parseArgs(argv) {
@@ -71,51 +54,6 @@ function parseArgs(argv) {
   if (pages.length === 0) usage('no page given');
   for (const page of pages) Object.assign(page, { timeout, screenshot });
   return { pages, targetDir };
-}
-
-// A static server for the repository (and /target/ → the target dir), on 127.0.0.1 only.
-export function serve(targetDir) {
-  const server = createServer((req, res) => {
-    let path;
-    try {
-      path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
-    } catch {
-      res.writeHead(400).end();
-      return;
-    }
-    if (path === '/favicon.ico') {
-      res.writeHead(204).end();
-      return;
-    }
-    const [root, rest] = path.startsWith('/target/') ? [targetDir, path.slice('/target/'.length)] : [repo, path.slice(1)];
-    const file = resolve(root, rest);
-    if (file !== root && !file.startsWith(root + sep)) {
-      res.writeHead(403).end();
-      return;
-    }
-    let stat;
-    try {
-      stat = statSync(file);
-    } catch {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found: ${path}\n`);
-      return;
-    }
-    if (!stat.isFile()) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end(`not a file: ${path}\n`);
-      return;
-    }
-    res.writeHead(200, {
-      'content-type': MIME[extname(file)] ?? 'application/octet-stream',
-      'content-length': stat.size,
-      'cache-control': 'no-store',
-    });
-    if (req.method === 'HEAD') res.end();
-    else createReadStream(file).pipe(res);
-  });
-  return new Promise((ok, fail) => {
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => ok(server));
-  });
 }
 
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));

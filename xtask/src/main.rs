@@ -16,6 +16,7 @@ mod build_js;
 mod build_py;
 mod demo;
 mod js_api;
+mod playground;
 mod train_catalogue;
 
 use std::process::ExitCode;
@@ -42,6 +43,7 @@ const USAGE: &str = "usage:
 [--steps N] [--cases matmul,mlp,resnet18] [--width 64] [--resnet-steps 3] [--resnet-parts eval,train]
   cargo xtask build-js [--no-pack]
   cargo xtask build-py
+  cargo xtask playground [--port N] [--no-serve] [--bundle-only]
   cargo xtask train-catalogue [--out catalogue/] [--seed S]";
 
 /// `BORCH_SUBMIT_EVERY=N` (benchmarks only): submit the open batch every N dispatches.
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
         ["bench", "vit", rest @ ..] => bench_vit::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
         ["build-py", rest @ ..] => build_py::run(rest),
+        ["playground", rest @ ..] => playground::run(rest),
         ["train-catalogue", rest @ ..] => train_catalogue::run(rest),
         _ => Err(USAGE.to_string()),
     };
