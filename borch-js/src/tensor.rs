@@ -82,13 +82,52 @@ impl JsTensor {
     }
 }
 
-/// torch's `tensor(data, dtype=...)`: nested arrays (or typed arrays) of numbers or booleans,
-/// with `{ dtype: "float32" | "int64" | "bool" }`.
+/// torch's `tensor(data, dtype=None, requires_grad=False)`: nested arrays (or typed arrays) of
+/// numbers or booleans, with `{ dtype: "float32" | "int64" | "bool", requiresGrad: boolean }`.
 #[wasm_bindgen]
 pub fn tensor(data: JsValue, options: JsValue) -> JsResult<JsTensor> {
     let flat = Flat::from_js(&data)?;
-    let dtype = dtype_option(&options)?.unwrap_or(flat.implied_dtype());
-    Tensor::from_host(&flat.host_data(dtype), &flat.shape).js()
+    let (dtype, requires_grad) = tensor_options(&options)?;
+    let t = Tensor::from_host(
+        &flat.host_data(dtype.unwrap_or(flat.implied_dtype())),
+        &flat.shape,
+    );
+    t.and_then(|t| {
+        if requires_grad {
+            t.set_requires_grad(true)?;
+        }
+        Ok(t)
+    })
+    .js()
+}
+
+/// The `dtype` and `requiresGrad` of `tensor()`'s options object; any other key is torch's
+/// TypeError for an unexpected keyword argument.
+fn tensor_options(options: &JsValue) -> JsResult<(Option<DType>, bool)> {
+    if options.is_undefined() || options.is_null() {
+        return Ok((None, false));
+    }
+    let dtype = dtype_option(options)?;
+    let key = js_sys::Object::keys(options.unchecked_ref())
+        .iter()
+        .filter_map(|k| k.as_string())
+        .find(|k| k != "dtype" && k != "requiresGrad");
+    if let Some(key) = key {
+        return Err(type_error(format!(
+            "tensor() got an unexpected keyword argument '{key}' (it takes dtype and requiresGrad)"
+        )));
+    }
+    let flag = js_sys::Reflect::get(options, &JsValue::from_str("requiresGrad"))?;
+    if flag.is_undefined() {
+        return Ok((dtype, false));
+    }
+    let flag = flag.as_bool().ok_or_else(|| {
+        type_error(format!(
+            "tensor(): argument 'requires_grad' must be bool, not {}",
+            js_type(&flag)
+        ))
+    })?;
+    Ok((dtype, flag))
 }
 
 /// The `dtype` of an options object, if given.

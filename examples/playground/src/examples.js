@@ -15,6 +15,8 @@ import mlpJs from '../examples/mlp_digits.mjs?raw';
 import mlpPy from '../examples/mlp_digits.py?raw';
 import cnnJs from '../examples/cnn_digits.mjs?raw';
 import cnnPy from '../examples/cnn_digits.py?raw';
+import catalogueJs from '../examples/catalogue.mjs?raw';
+import cataloguePy from '../examples/catalogue.py?raw';
 
 export const examples = [
   { id: 'tensors', title: 'Tensors', js: tensorsJs, py: tensorsPy, checks: { prints: ['tensor([[1., 2., 3.],'] } },
@@ -22,9 +24,5 @@ export const examples = [
   { id: 'linear_regression', title: 'Linear regression', js: linearJs, py: linearPy, checks: { losses: '^step +\\d+ loss ([\\d.e+-]+)$', plotted: 101 } },
   { id: 'mlp_digits', title: 'MLP on digits', js: mlpJs, py: mlpPy, checks: { losses: '^epoch \\d+ loss ([\\d.]+)$', accuracy: 90, plotted: 115 } },
   { id: 'cnn_digits', title: 'CNN on digits (BatchNorm)', js: cnnJs, py: cnnPy, checks: { losses: '^epoch \\d+ loss ([\\d.]+)$', accuracy: 90, plotted: 46 } },
-  // Slot 6, "Using the model catalogue": loading a verified entry of catalogue/ (borch-ts /
-  // borch_webgpu catalogue loading, branch `catalogjs`) and running it on held-out digits. Not
-  // here yet: it lands with that branch, as { id: 'catalogue', title: 'Model catalogue', js,
-  // py, checks } with ../examples/catalogue.mjs and catalogue.py (the server of `cargo xtask
-  // playground` serves the repository, so catalogue/ is at /catalogue/).
+  { id: 'catalogue', title: 'Model catalogue', js: catalogueJs, py: cataloguePy, checks: { prints: ['digits_cnn: loaded and verified from the', 'accuracy on all 1797 digits'] } },
 ];

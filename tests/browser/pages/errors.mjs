@@ -41,6 +41,18 @@ async function main() {
     'mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)');
   await expectError("tensor('a')", () => borch.tensor('a'), TypeError, 'TypeError',
     "tensor(): invalid data type 'string'");
+  await expectError('tensor([1], { requiresgrad: true })', () => borch.tensor([1], { requiresgrad: true }),
+    TypeError, 'TypeError', "tensor() got an unexpected keyword argument 'requiresgrad' (it takes dtype and requiresGrad)");
+  await expectError("tensor([1], { requiresGrad: 'yes' })", () => borch.tensor([1], { requiresGrad: 'yes' }),
+    TypeError, 'TypeError', "tensor(): argument 'requires_grad' must be bool, not string");
+  await expectError("tensor([1], { dtype: 'int64', requiresGrad: true })",
+    () => borch.tensor([1], { dtype: 'int64', requiresGrad: true }), BorchError, 'RuntimeError',
+    'only Tensors of floating point and complex dtype can require gradients');
+  const leaf = borch.tensor([1, 2], { requiresGrad: true });
+  if (leaf.requiresGrad !== true) throw new Error('tensor(data, { requiresGrad: true }) is not a leaf that requires grad');
+  leaf.mul(leaf).sum().backward();
+  if ((await leaf.grad.toArray()).join() !== '2,4') throw new Error('tensor(..., { requiresGrad: true }).grad is wrong');
+  log('  tensor(data, { requiresGrad: true }): a leaf, grad [2, 4]');
   await expectError("x.sum('a')", () => x.sum('a'), TypeError, 'TypeError',
     "sum(): argument 'dim' (position 1) must be tuple of ints, not str");
   await expectError('x.sum(5)', () => x.sum(5), RangeError, 'IndexError',

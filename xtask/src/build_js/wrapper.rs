@@ -418,6 +418,8 @@ export type TensorData = Nested<number | boolean | bigint | NumericArray>;
 export interface TensorOptions {
   /** Without it: bool for booleans only, int64 for integer typed arrays and bigints, else float32. */
   dtype?: DType;
+  /** torch's `requires_grad=True`: a leaf that records its gradient (floating point only). */
+  requiresGrad?: boolean;
 }
 
 export interface InitOptions {
@@ -542,7 +544,7 @@ export declare function enterScope(): Scope;
 export declare function init(options?: InitOptions): Promise<AdapterFound>;
 /** Whether WebGPU is usable here, without opening a device. Works before `init()`. */
 export declare function probe(options?: InitOptions): Promise<ProbeResult>;
-/** torch's `tensor(data, dtype=...)`. */
+/** torch's `tensor(data, dtype=None, requires_grad=False)`; other option keys are a TypeError. */
 export declare function tensor(data: TensorData, options?: TensorOptions): Tensor;
 export declare function memory(): MemoryStats;
 export declare function pooled(): PoolStats;
