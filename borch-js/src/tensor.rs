@@ -108,7 +108,7 @@ fn tensor_options(options: &JsValue) -> JsResult<(Option<DType>, bool)> {
         return Ok((None, false));
     }
     let dtype = dtype_option(options)?;
-    let key = js_sys::Object::keys(options.unchecked_ref())
+    let key = js_sys::Object::keys(options.unchecked_ref::<js_sys::Object>())
         .iter()
         .filter_map(|k| k.as_string())
         .find(|k| k != "dtype" && k != "requiresGrad");

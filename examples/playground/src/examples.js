@@ -23,6 +23,6 @@ export const examples = [
   { id: 'autograd', title: 'Autograd', js: autogradJs, py: autogradPy, checks: { prints: ['tensor([2., 4., 6.])'] } },
   { id: 'linear_regression', title: 'Linear regression', js: linearJs, py: linearPy, checks: { losses: '^step +\\d+ loss ([\\d.e+-]+)$', plotted: 101 } },
   { id: 'mlp_digits', title: 'MLP on digits', js: mlpJs, py: mlpPy, checks: { losses: '^epoch \\d+ loss ([\\d.]+)$', accuracy: 90, plotted: 115 } },
-  { id: 'cnn_digits', title: 'CNN on digits (BatchNorm)', js: cnnJs, py: cnnPy, checks: { losses: '^epoch \\d+ loss ([\\d.]+)$', accuracy: 90, plotted: 46 } },
   { id: 'catalogue', title: 'Model catalogue', js: catalogueJs, py: cataloguePy, checks: { prints: ['digits_cnn: loaded and verified from the', 'accuracy on all 1797 digits'] } },
+  { id: 'cnn_digits', title: 'CNN on digits (BatchNorm)', js: cnnJs, py: cnnPy, checks: { losses: '^epoch \\d+ loss ([\\d.]+)$', accuracy: 90, plotted: 46 } },
 ];
