@@ -287,10 +287,13 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
       return v;
     },
   };
-  const { wrapped, counts } = countedRuns(runs);
-  const times = await interleaved(wrapped, { warmup, reps });
-  const losses = (name) => counts[name].map((c) => c.value);
-  const lossDiff = maxAbsDiff(losses('TF.js'), losses('borch-ts'));
+  // The check: one step of each library from the same parameters, then the loss and every
+  // parameter compared. Only one: this step is chaotic in float32 — torch's own float32 and
+  // float64 runs of it (tests/trajectories/bench_train_spread.py) are 3.1e-5 apart in the
+  // parameters after one step, 5.6e-4 after two and 5.6e-3 after four, so after the timed steps
+  // two correct libraries differ by more than any useful tolerance.
+  const checkLosses = { 'borch-ts': await runs['borch-ts'](), 'TF.js': await runs['TF.js'](), 'borch-ts compiled': await runs['borch-ts compiled']() };
+  const lossDiff = Math.abs(checkLosses['TF.js'] - checkLosses['borch-ts']);
   let paramDiff = 0;
   let paramScale = 0;
   for (const [name, t] of model.namedParameters()) {
@@ -299,6 +302,9 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
     paramDiff = Math.max(paramDiff, maxAbsDiff(theirs, mine));
     for (const v of mine) paramScale = Math.max(paramScale, Math.abs(v));
   }
+  const { wrapped, counts } = countedRuns(runs);
+  const times = await interleaved(wrapped, { warmup, reps });
+  const losses = (name) => [checkLosses[name], ...counts[name].map((c) => c.value)];
   const compiledLossDiff = maxAbsDiff(losses('borch-ts compiled'), losses('borch-ts'));
   let compiledParamDiff = 0;
   const named2 = Object.fromEntries(model2.namedParameters());
@@ -307,9 +313,10 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
   const l = losses('borch-ts');
   const tol = 1e-3;
   if (!(compiledLossDiff <= tol && compiledParamDiff <= tol)) throw new Error(`resnet18 training ${tag}: borch-ts compiled differs from eager (losses ${compiledLossDiff}, final parameters ${compiledParamDiff})`);
-  log(`resnet18 train ${tag} batch ${batch}: loss ${l[0].toFixed(4)} → ${l[l.length - 1].toFixed(4)} over ${l.length} steps (both libraries; max abs loss diff ${lossDiff.toExponential(2)}, final parameters ${paramDiff.toExponential(2)} of |p| ≤ ${paramScale.toFixed(3)})`);
+  const t = losses('TF.js');
+  log(`resnet18 train ${tag} batch ${batch}: first step: loss ${l[0].toFixed(7)} (TF.js ${t[0].toFixed(7)}, diff ${lossDiff.toExponential(2)}), parameters after it ${paramDiff.toExponential(2)} apart of |p| ≤ ${paramScale.toFixed(3)}; losses over ${l.length} steps: borch-ts ${l[0].toFixed(4)} → ${l[l.length - 1].toFixed(4)}, TF.js ${t[0].toFixed(4)} → ${t[t.length - 1].toFixed(4)}`);
   if (!(lossDiff <= tol * Math.max(1, Math.abs(l[0])) && paramDiff <= tol)) {
-    throw new Error(`resnet18 training ${tag}: TF.js differs from borch (max abs loss diff ${lossDiff}, final parameters ${paramDiff}; tolerance ${tol})`);
+    throw new Error(`resnet18 training ${tag}: TF.js's first step differs from borch's (loss diff ${lossDiff}, parameters ${paramDiff}; tolerance ${tol})`);
   }
   const rows = [];
   for (const name of Object.keys(runs)) {
@@ -319,7 +326,7 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
       firstMs: counts[name][0].ms,
       dispatches: perCall(timed, 'dispatches'), submits: perCall(timed, 'submits'),
       diff: { 'borch-ts': 0, 'borch-ts compiled': Math.max(compiledLossDiff, compiledParamDiff) }[name] ?? Math.max(lossDiff, paramDiff),
-      diffVs: name === 'borch-ts' ? '-' : 'borch-ts (losses, final params)',
+      diffVs: name === 'borch-ts' ? '-' : (name === 'TF.js' ? 'borch-ts (first step: loss, params)' : 'borch-ts (losses, final params)'),
     });
   }
   report(rows);
