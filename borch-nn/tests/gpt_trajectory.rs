@@ -18,6 +18,11 @@ use serde_json::Value as Json;
 const LOSS_ATOL: f64 = 1e-4;
 /// Gradient and parameter norms, relative.
 const NORM_RTOL: f64 = 1e-4;
+/// A norm is held to at least this many times torch's own float32-vs-float64 spread of it. The
+/// key part of `c_attn.bias` has an exactly zero gradient (a key bias adds the same `q·b` to a
+/// whole row of scores), so AdamW turns its rounding noise into steps of `lr`: torch in float32
+/// and float64 already end 6e-5 apart on that parameter's norm.
+const SPREAD_FACTOR: f64 = 10.0;
 
 fn root(p: &str) -> String {
     format!("{}/../{p}", env!("CARGO_MANIFEST_DIR"))
@@ -136,12 +141,14 @@ fn char_gpt_follows_torch() -> Result<()> {
         opt.step()?;
     }
     let per_step = start.elapsed().as_secs_f64() / losses.len() as f64;
-    let want_p = floats(&r["param_norms"]);
-    let mut worst_param = 0.0f64;
+    let (want_p, want_p64) = (floats(&r["param_norms"]), floats(&r64["param_norms"]));
+    let (mut worst_param, mut worst_param64) = (0.0f64, 0.0f64);
     for (i, p) in norms(&params)?.iter().enumerate() {
         let d = rel(*p, want_p[i]);
+        let d64 = rel(want_p[i], want_p64[i]);
         worst_param = worst_param.max(d);
-        if !(d <= NORM_RTOL) {
+        worst_param64 = worst_param64.max(d64);
+        if !(d <= NORM_RTOL.max(SPREAD_FACTOR * d64)) {
             failures.push(format!("final norm of {}: {p}, torch {}", names[i], want_p[i]));
         }
     }
@@ -153,7 +160,8 @@ fn char_gpt_follows_torch() -> Result<()> {
     println!(
         "trajectory char_gpt: {} steps, loss {:.4} -> {:.4}; max loss diff {worst_loss:.2e} \
          (torch f32 vs f64 {spread:.2e}), gradient norms {worst_grad:.2e} rel (torch f32 vs f64 \
-         {worst_grad64:.2e}), final parameter norms {worst_param:.2e} rel; {:.0} ms/step \
+         {worst_grad64:.2e}), final parameter norms {worst_param:.2e} rel (torch f32 vs f64 {worst_param64:.2e}); \
+         {:.0} ms/step \
          [{adapter}]",
         losses.len(),
         losses[0],
