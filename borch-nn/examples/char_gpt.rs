@@ -43,7 +43,11 @@ fn parse() -> std::result::Result<Options, String> {
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let value = it.next().ok_or(format!("{arg} needs a value"))?;
-        let n = || value.parse::<usize>().map_err(|_| format!("bad {arg} {value}"));
+        let n = || {
+            value
+                .parse::<usize>()
+                .map_err(|_| format!("bad {arg} {value}"))
+        };
         match arg.as_str() {
             "--steps" => o.steps = n()?,
             "--n-layer" => o.config.n_layer = n()?,
@@ -69,7 +73,7 @@ fn generate(model: &Gpt, corpus: &CharCorpus, sample: usize) -> Result<String> {
             let ctx = &ids[ids.len().saturating_sub(block)..];
             let idx = Tensor::from_slice(ctx, &[1, ctx.len()])?;
             let logits = model.forward(&idx)?;
-            let last = logits.narrow(1, ctx.len() - 1, 1)?.reshape(&[-1])?;
+            let last = logits.narrow(1, -1, 1)?.reshape(&[-1])?;
             let p: Vec<f64> = last
                 .softmax(-1)?
                 .to_vec_blocking::<f32>()?

@@ -83,7 +83,10 @@ fn char_gpt_follows_torch() -> Result<()> {
         .collect();
     assert_eq!(names, want_names, "parameter names");
     for (name, p) in &named {
-        let got = p.reshape(&[-1])?.narrow(0, 0, 4)?.to_vec_blocking::<f32>()?;
+        let got = p
+            .reshape(&[-1])?
+            .narrow(0, 0, 4)?
+            .to_vec_blocking::<f32>()?;
         let want = floats(&r["init_first"][name]);
         assert!(
             got.iter().zip(&want).all(|(g, w)| *g == *w as f32),
@@ -114,7 +117,10 @@ fn char_gpt_follows_torch() -> Result<()> {
             .iter()
             .map(|v| v.as_i64().unwrap())
             .collect();
-        assert_eq!(offsets, want_offsets, "step {step}: randint's batch offsets");
+        assert_eq!(
+            offsets, want_offsets,
+            "step {step}: randint's batch offsets"
+        );
         let (x, y) = corpus.batch(&offsets, block)?;
         opt.zero_grad(true)?;
         let loss = model.loss(&x, &y)?;
@@ -123,10 +129,15 @@ fn char_gpt_follows_torch() -> Result<()> {
         let d = (got - want).abs();
         worst_loss = worst_loss.max(d);
         if !(d <= LOSS_ATOL) {
-            failures.push(format!("step {step}: loss {got}, torch {want} (diff {d:.2e})"));
+            failures.push(format!(
+                "step {step}: loss {got}, torch {want} (diff {d:.2e})"
+            ));
         }
         let grads: Vec<Tensor> = params.iter().map(|p| p.grad().expect("grad")).collect();
-        let (want_g, want_g64) = (floats(&r["grad_norms"][step]), floats(&r64["grad_norms"][step]));
+        let (want_g, want_g64) = (
+            floats(&r["grad_norms"][step]),
+            floats(&r64["grad_norms"][step]),
+        );
         for (i, g) in norms(&grads)?.iter().enumerate() {
             let d = rel(*g, want_g[i]);
             worst_grad = worst_grad.max(d);
@@ -149,7 +160,10 @@ fn char_gpt_follows_torch() -> Result<()> {
         worst_param = worst_param.max(d);
         worst_param64 = worst_param64.max(d64);
         if !(d <= NORM_RTOL.max(SPREAD_FACTOR * d64)) {
-            failures.push(format!("final norm of {}: {p}, torch {}", names[i], want_p[i]));
+            failures.push(format!(
+                "final norm of {}: {p}, torch {}",
+                names[i], want_p[i]
+            ));
         }
     }
     let spread = losses

@@ -60,7 +60,11 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
     let mut it = args.iter();
     while let Some(&arg) = it.next() {
         let value = it.next().copied().ok_or(format!("{arg} needs a value"))?;
-        let n = || value.parse::<usize>().map_err(|_| format!("bad {arg} {value}"));
+        let n = || {
+            value
+                .parse::<usize>()
+                .map_err(|_| format!("bad {arg} {value}"))
+        };
         match arg {
             "--preset" => {
                 (o.config, o.batch) = preset(value)?;

@@ -13,8 +13,7 @@
 
 use crate::functional::{self as F, Sdpa};
 use crate::{
-    Embedding, GELU, LayerNorm, Linear, Module, ModuleList, Reduction, child_fields,
-    training_flag,
+    Embedding, GELU, LayerNorm, Linear, Module, ModuleList, Reduction, child_fields, training_flag,
 };
 use borch_tensor::{BorchError, DType, Result, Tensor, arange};
 
