@@ -1,7 +1,8 @@
 // nanoGPT's GPT at character level trained 20 steps with AdamW on data/sonnets through borch-ts,
 // against tests/trajectories/char_gpt.json (tests/trajectories/char_gpt.py), judged as
-// borch-nn/tests/gpt_trajectory.rs judges it: the model written here with borch-ts's nn modules
-// (Embedding, LayerNorm, Linear, GELU) and nn.functional.scaledDotProductAttention(isCausal),
+// borch-nn/tests/gpt_trajectory.rs judges it: the model of the example page
+// (examples/browser/gpt_model.mjs: borch-ts's Embedding, LayerNorm, Linear, GELU and
+// nn.functional.scaledDotProductAttention with isCausal),
 // built after manualSeed(0) in nanoGPT's order (torch's init bit for bit: every parameter's first
 // values compared exactly), the batches at the offsets of randint after manualSeed(1) (compared
 // to torch's), then per step the loss within 1e-4 of torch's and every gradient norm within 1e-4
@@ -9,58 +10,13 @@
 // spread: see the Rust test). No DOM and no fetch: the page hands it the package, recipe, text.
 
 import { check } from './checks.mjs';
+import { buildGpt, charCorpus } from '/examples/browser/gpt_model.mjs';
 
 const LOSS_ATOL = 1e-4;
 const NORM_RTOL = 1e-4;
 const SPREAD_FACTOR = 10;
 
 const rel = (got, want) => Math.abs(got - want) / Math.max(Math.abs(want), 1e-30);
-
-// nanoGPT's GPT with torch's default init per module, its parameters under torch's names.
-function buildGpt(borch, c, vocab) {
-  const { nn } = borch;
-  const d = c.n_embd;
-  const named = [];
-  const add = (prefix, m) => {
-    for (const [n, p] of m.namedParameters()) named.push([`${prefix}.${n}`, p]);
-    return m;
-  };
-  const wte = add('transformer.wte', new nn.Embedding(vocab, d));
-  const wpe = add('transformer.wpe', new nn.Embedding(c.block_size, d));
-  const blocks = [];
-  for (let i = 0; i < c.n_layer; i++) {
-    const p = `transformer.h.${i}`;
-    blocks.push({
-      ln1: add(`${p}.ln_1`, new nn.LayerNorm([d])),
-      cAttn: add(`${p}.attn.c_attn`, new nn.Linear(d, 3 * d)),
-      attnProj: add(`${p}.attn.c_proj`, new nn.Linear(d, d)),
-      ln2: add(`${p}.ln_2`, new nn.LayerNorm([d])),
-      cFc: add(`${p}.mlp.c_fc`, new nn.Linear(d, 4 * d)),
-      gelu: new nn.GELU(),
-      mlpProj: add(`${p}.mlp.c_proj`, new nn.Linear(4 * d, d)),
-    });
-  }
-  const lnF = add('transformer.ln_f', new nn.LayerNorm([d]));
-  const lmHead = add('lm_head', new nn.Linear(d, vocab, { bias: false }));
-  const h = c.n_head;
-  const attention = (b, x) => {
-    const [B, T] = x.shape;
-    const heads = (u) => u.reshape([B, T, h, d / h]).transpose(1, 2);
-    const [q, k, v] = b.cAttn.call(x).split(d, 2).map(heads);
-    const y = nn.functional.scaledDotProductAttention(q, k, v, { isCausal: true });
-    return b.attnProj.call(y.transpose(1, 2).contiguous().reshape([B, T, d]));
-  };
-  const forward = (idx) => {
-    const T = idx.shape[1];
-    let x = wte.call(idx).add(wpe.call(borch.arange(0, T)));
-    for (const b of blocks) {
-      x = x.add(attention(b, b.ln1.call(x)));
-      x = x.add(b.mlpProj.call(b.gelu.call(b.cFc.call(b.ln2.call(x)))));
-    }
-    return lmHead.call(lnF.call(x));
-  };
-  return { named, forward };
-}
 
 async function norms(borch, tensors) {
   return borch.scope(async () => (await borch.stack(tensors.map((t) => t.norm()), 0).toArray()));
@@ -69,11 +25,9 @@ async function norms(borch, tensors) {
 export async function trainGpt({ borch, recipe, text, log, label, adapter }) {
   const c = recipe.config;
   const o = c.optimizer;
-  const chars = [...text];
-  const vocab = [...new Set(chars)].sort((a, b) => (a.codePointAt(0) - b.codePointAt(0)));
+  const corpus = charCorpus(text);
+  const { vocab } = corpus;
   check('vocabulary', vocab.join('') === c.vocab, vocab.join(''));
-  const index = new Map(vocab.map((ch, i) => [ch, i]));
-  const data = chars.map((ch) => index.get(ch));
   borch.manualSeed(c.init_seed);
   const model = buildGpt(borch, c, vocab.length);
   const names = model.named.map(([n]) => n);
@@ -83,7 +37,7 @@ export async function trainGpt({ borch, recipe, text, log, label, adapter }) {
     const want = recipe.init_first[n];
     check(`${n} after manualSeed is torch's init`, first.every((v, i) => v === Math.fround(want[i])), `${first} vs ${want}`);
   }
-  const params = model.named.map(([, p]) => p);
+  const params = model.parameters;
   const opt = new borch.optim.AdamW(params, { lr: o.lr, betas: o.betas, eps: o.eps, weightDecay: o.weight_decay });
   log(`reference: tests/trajectories/${recipe.recipe}.json (torch ${recipe.torch}), ${c.steps} steps, ${recipe.parameter_count} parameters, ${JSON.stringify(o)}`);
   borch.manualSeed(c.data_seed);
@@ -94,12 +48,10 @@ export async function trainGpt({ borch, recipe, text, log, label, adapter }) {
   const t0 = performance.now();
   for (let step = 0; step < c.steps; step++) {
     const [loss, grads, offsets] = await borch.scope(async () => {
-      const offsets = (await borch.randint(0, data.length - T, [c.batch]).toArray()).map(Number);
-      const window = (shift) => borch.tensor(BigInt64Array.from(offsets.flatMap((i) => data.slice(i + shift, i + shift + T)), BigInt)).reshape([c.batch, T]);
-      const [x, y] = [window(0), window(1)];
+      const offsets = await corpus.offsets(borch, c.batch, T);
+      const [x, y] = [corpus.window(borch, offsets, T, 0), corpus.window(borch, offsets, T, 1)];
       opt.zeroGrad();
-      const logits = model.forward(x);
-      const l = borch.nn.functional.crossEntropy(logits.reshape([-1, vocab.length]), y.reshape([-1]));
+      const l = model.loss(x, y);
       l.backward();
       const g = await norms(borch, params.map((p) => p.grad));
       const value = await l.item();
