@@ -128,7 +128,7 @@ fn char_gpt_follows_torch() -> Result<()> {
         let got = loss.item_blocking()?.to_f64();
         let d = (got - want).abs();
         worst_loss = worst_loss.max(d);
-        if !(d <= LOSS_ATOL) {
+        if d > LOSS_ATOL || d.is_nan() {
             failures.push(format!(
                 "step {step}: loss {got}, torch {want} (diff {d:.2e})"
             ));
@@ -142,7 +142,7 @@ fn char_gpt_follows_torch() -> Result<()> {
             let d = rel(*g, want_g[i]);
             worst_grad = worst_grad.max(d);
             worst_grad64 = worst_grad64.max(rel(want_g[i], want_g64[i]));
-            if !(d <= NORM_RTOL) {
+            if d > NORM_RTOL || d.is_nan() {
                 failures.push(format!(
                     "step {step}: grad norm of {}: {g}, torch {} (rel {d:.2e})",
                     names[i], want_g[i]
@@ -159,7 +159,7 @@ fn char_gpt_follows_torch() -> Result<()> {
         let d64 = rel(want_p[i], want_p64[i]);
         worst_param = worst_param.max(d);
         worst_param64 = worst_param64.max(d64);
-        if !(d <= NORM_RTOL.max(SPREAD_FACTOR * d64)) {
+        if d > NORM_RTOL.max(SPREAD_FACTOR * d64) || d.is_nan() {
             failures.push(format!(
                 "final norm of {}: {p}, torch {}",
                 names[i], want_p[i]
