@@ -89,9 +89,9 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let mut o = parse(args, info.is_software)?;
     let adapter = info.short();
     crate::submit_every_from_env(&device);
-    let path = crate::audit::workspace_root().join("data/sonnets/sonnets.txt");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let corpus = CharCorpus::new(&text);
+    // Built in, so the binary carried to a lent machine needs no checkout path.
+    let text = include_str!("../../data/sonnets/sonnets.txt");
+    let corpus = CharCorpus::new(text);
     o.config.vocab_size = corpus.vocab.len();
     manual_seed(0);
     let model = Gpt::new(o.config.clone()).map_err(err)?;
