@@ -10,7 +10,7 @@
 // spread: see the Rust test). No DOM and no fetch: the page hands it the package, recipe, text.
 
 import { check } from './checks.mjs';
-import { buildGpt, charCorpus } from '/examples/browser/gpt_model.mjs';
+import { buildGpt, charCorpus } from '../../../examples/browser/gpt_model.mjs';
 
 const LOSS_ATOL = 1e-4;
 const NORM_RTOL = 1e-4;
