@@ -16,10 +16,11 @@
 use std::time::Instant;
 
 use borch_autograd::Backward;
-use borch_nn::Module;
+use borch_nn::functional::cross_entropy;
 use borch_nn::models::{CharCorpus, Gpt, GptConfig};
+use borch_nn::{Module, Reduction};
 use borch_optim::{AdamW, AdamWOptions, Optimizer};
-use borch_tensor::{default_device, manual_seed};
+use borch_tensor::{Tensor, default_device, manual_seed};
 use serde_json::json;
 
 use crate::bench_calls::err;
@@ -83,6 +84,13 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
     Ok(o)
 }
 
+/// nanoGPT's loss on the logits (what `Gpt::loss` computes after its forward).
+fn lm_loss(logits: &Tensor, y: &Tensor) -> borch_tensor::Result<Tensor> {
+    let v = logits.shape()[2] as isize;
+    let (l, t) = (logits.view(&[-1, v])?, y.view(&[-1])?);
+    cross_entropy(&l, &t, None, -100, Reduction::Mean, 0.0)
+}
+
 pub fn run(args: &[&str]) -> Result<(), String> {
     let device = default_device().map_err(err)?;
     let info = device.adapter_info();
@@ -104,13 +112,24 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     .map_err(err)?;
     manual_seed(1);
     let block = o.config.block_size;
+    // Dispatches of the last step's forward (logits), loss, backward and optimizer step.
+    let mut phases = [0u64; 4];
     let mut step = || -> Result<f64, String> {
         let offsets = corpus.draw_offsets(o.batch, block).map_err(err)?;
         let (x, y) = corpus.batch(&offsets, block).map_err(err)?;
         opt.zero_grad(true).map_err(err)?;
-        let loss = model.loss(&x, &y).map_err(err)?;
+        let mut marks = [device.dispatches(); 5];
+        let logits = model.forward(&x).map_err(err)?;
+        marks[1] = device.dispatches();
+        let loss = lm_loss(&logits, &y).map_err(err)?;
+        marks[2] = device.dispatches();
         loss.backward().map_err(err)?;
+        marks[3] = device.dispatches();
         opt.step().map_err(err)?;
+        marks[4] = device.dispatches();
+        for (i, p) in phases.iter_mut().enumerate() {
+            *p = marks[i + 1] - marks[i];
+        }
         Ok(loss.item_blocking().map_err(err)?.to_f64())
     };
     device.synchronize().map_err(err)?;
@@ -131,6 +150,8 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         times.push(t.elapsed().as_secs_f64() * 1e3);
         (dispatches, submits) = (device.dispatches() - d0, device.submits() - s0);
     }
+    drop(step);
+    let [forward, loss_d, backward, optimizer] = phases;
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
     let median = sorted[sorted.len() / 2];
@@ -142,7 +163,8 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     println!(
         "gpt {} ({shape}, {n_params} parameters) AdamW training step: {median:.3} ms median to a \
          read loss (first step {first_ms:.0} ms; {dispatches} dispatches and {submits} submits \
-         per step, first {dispatches_first} and {submits_first}); loss {:.4} -> {:.4} over {} \
+         per step, first {dispatches_first} and {submits_first}; forward {forward}, loss {loss_d}, \
+         backward {backward}, optimizer {optimizer}); loss {:.4} -> {:.4} over {} \
          steps [{adapter}]",
         o.preset,
         losses[0],
@@ -157,7 +179,9 @@ pub fn run(args: &[&str]) -> Result<(), String> {
             "batch": o.batch, "parameters": n_params, "median_ms": median,
             "first_ms": first_ms, "times_ms": times, "dispatches": dispatches,
             "submits": submits, "dispatches_first": dispatches_first,
-            "submits_first": submits_first, "losses": losses, "adapter": adapter,
+            "submits_first": submits_first, "losses": losses,
+            "dispatches_phases": {"forward": forward, "loss": loss_d, "backward": backward,
+                                  "optimizer": optimizer}, "adapter": adapter,
         })
     );
     Ok(())
