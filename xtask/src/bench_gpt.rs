@@ -150,7 +150,6 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         times.push(t.elapsed().as_secs_f64() * 1e3);
         (dispatches, submits) = (device.dispatches() - d0, device.submits() - s0);
     }
-    drop(step);
     let [forward, loss_d, backward, optimizer] = phases;
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
