@@ -120,9 +120,10 @@ def main():
         n = min(4, len(borch["losses"]), len(losses))
         diff = max(abs(a - b) for a, b in zip(borch["losses"][:n], losses[:n]))
         ok = diff <= 1e-3 and borch["parameters"] == n_params
-        print(f"gpt {borch['preset']}: borch {borch['median_ms']:.3f} ms, torch {med:.3f} ms, borch "
-              f"speed / torch {med / borch['median_ms']:.2f}x; first {n} losses agree within "
-              f"{diff:.1e} ({'ok' if ok else 'DIFFERENT'}); borch {borch['dispatches']} dispatches, "
+        print(f"gpt {borch['preset']} (sdpa {borch.get('sdpa', 'fused')}): borch "
+              f"{borch['median_ms']:.3f} ms, torch {med:.3f} ms, borch speed / torch "
+              f"{med / borch['median_ms']:.2f}x; first {n} losses agree within {diff:.1e} "
+              f"({'ok' if ok else 'DIFFERENT'}); borch {borch['dispatches']} dispatches, "
               f"{borch['submits']} submits per step [borch {borch['adapter']}, torch {name}]")
 
 

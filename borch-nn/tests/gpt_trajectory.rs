@@ -174,9 +174,8 @@ fn char_gpt_follows_torch() -> Result<()> {
     println!(
         "trajectory char_gpt: {} steps, loss {:.4} -> {:.4}; max loss diff {worst_loss:.2e} \
          (torch f32 vs f64 {spread:.2e}), gradient norms {worst_grad:.2e} rel (torch f32 vs f64 \
-         {worst_grad64:.2e}), final parameter norms {worst_param:.2e} rel (torch f32 vs f64 {worst_param64:.2e}); \
-         {:.0} ms/step \
-         [{adapter}]",
+         {worst_grad64:.2e}), final parameter norms {worst_param:.2e} rel (torch f32 vs f64 \
+         {worst_param64:.2e}); {:.0} ms/step [{adapter}]",
         losses.len(),
         losses[0],
         losses[losses.len() - 1],

@@ -8,7 +8,8 @@
 //!
 //! Presets: `baby` (nanoGPT's shakespeare_char: 6 layers, 6 heads, width 384, context 256, batch
 //! 64; the default on a GPU) and `tiny` (the trajectory's 2 x 32, context 32, batch 8; the default
-//! on a software adapter); `--n-layer` etc. override a preset.
+//! on a software adapter); `--n-layer` etc. override a preset. `--sdpa math` sends attention
+//! through torch's math path instead of the fused kernels (an A/B of the whole step).
 //!
 //! Output: a line with the median step, the first step separately, dispatches and submits per
 //! step, then one JSON line (`{"bench":"gpt","impl":"borch",...}`).
@@ -20,13 +21,15 @@ use borch_nn::functional::cross_entropy;
 use borch_nn::models::{CharCorpus, Gpt, GptConfig};
 use borch_nn::{Module, Reduction};
 use borch_optim::{AdamW, AdamWOptions, Optimizer};
-use borch_tensor::{Tensor, default_device, manual_seed};
+use borch_tensor::{SdpaPath, Tensor, default_device, manual_seed, set_sdpa_path};
 use serde_json::json;
 
 use crate::bench_calls::err;
 
 struct Options {
     preset: String,
+    /// `--sdpa math`: torch's math path for attention instead of the fused kernels (A/B).
+    math: bool,
     config: GptConfig,
     batch: usize,
     warmup: usize,
@@ -53,6 +56,7 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
     let (config, batch) = preset(name)?;
     let mut o = Options {
         preset: name.into(),
+        math: false,
         config,
         batch,
         warmup: 3,
@@ -76,6 +80,11 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
             "--n-embd" => o.config.n_embd = n()?,
             "--block-size" => o.config.block_size = n()?,
             "--batch" => o.batch = n()?,
+            "--sdpa" => match value {
+                "fused" => o.math = false,
+                "math" => o.math = true,
+                other => return Err(format!("unknown --sdpa {other} (fused, math)")),
+            },
             "--warmup" => o.warmup = n()?,
             "--reps" => o.reps = n()?.max(1),
             other => return Err(format!("unknown option {other}\n{}", crate::USAGE)),
@@ -97,6 +106,10 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let mut o = parse(args, info.is_software)?;
     let adapter = info.short();
     crate::submit_every_from_env(&device);
+    if o.math {
+        set_sdpa_path(SdpaPath::Math);
+    }
+    let sdpa = if o.math { "math" } else { "fused" };
     // Built in, so the binary carried to a lent machine needs no checkout path.
     let text = include_str!("../../data/sonnets/sonnets.txt");
     let corpus = CharCorpus::new(text);
@@ -160,11 +173,11 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         c.n_layer, c.n_head, c.n_embd, c.block_size, o.batch
     );
     println!(
-        "gpt {} ({shape}, {n_params} parameters) AdamW training step: {median:.3} ms median to a \
-         read loss (first step {first_ms:.0} ms; {dispatches} dispatches and {submits} submits \
-         per step, first {dispatches_first} and {submits_first}; forward {forward}, loss {loss_d}, \
-         backward {backward}, optimizer {optimizer}); loss {:.4} -> {:.4} over {} \
-         steps [{adapter}]",
+        "gpt {} ({shape}, {n_params} parameters, sdpa {sdpa}) AdamW training step: {median:.3} \
+         ms median to a read loss (first step {first_ms:.0} ms; {dispatches} dispatches and \
+         {submits} submits per step, first {dispatches_first} and {submits_first}; forward \
+         {forward}, loss {loss_d}, backward {backward}, optimizer {optimizer}); loss {:.4} -> \
+         {:.4} over {} steps [{adapter}]",
         o.preset,
         losses[0],
         losses[losses.len() - 1],
@@ -173,7 +186,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     println!(
         "{}",
         json!({
-            "bench": "gpt", "impl": "borch", "preset": o.preset, "n_layer": c.n_layer,
+            "bench": "gpt", "impl": "borch", "preset": o.preset, "sdpa": sdpa, "n_layer": c.n_layer,
             "n_head": c.n_head, "n_embd": c.n_embd, "block_size": c.block_size,
             "batch": o.batch, "parameters": n_params, "median_ms": median,
             "first_ms": first_ms, "times_ms": times, "dispatches": dispatches,
