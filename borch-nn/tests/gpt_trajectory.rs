@@ -15,6 +15,9 @@ use borch_optim::{AdamW, AdamWOptions, Optimizer};
 use borch_tensor::{Result, Tensor, default_device, manual_seed, stack};
 use serde_json::Value as Json;
 
+/// The tests draw from the one default generator: they take turns.
+static GENERATOR: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 const LOSS_ATOL: f64 = 1e-4;
 /// Gradient and parameter norms, relative.
 const NORM_RTOL: f64 = 1e-4;
@@ -54,6 +57,7 @@ fn rel(got: f64, want: f64) -> f64 {
 
 #[test]
 fn char_gpt_follows_torch() -> Result<()> {
+    let _turn = GENERATOR.lock().unwrap_or_else(|p| p.into_inner());
     let r: Json = serde_json::from_str(
         &std::fs::read_to_string(root("tests/trajectories/char_gpt.json")).expect("recipe"),
     )
@@ -187,5 +191,33 @@ fn char_gpt_follows_torch() -> Result<()> {
         failures.len(),
         failures[..failures.len().min(10)].join("\n")
     );
+    Ok(())
+}
+
+#[test]
+fn gpt_refuses_bad_input() -> Result<()> {
+    let _turn = GENERATOR.lock().unwrap_or_else(|p| p.into_inner());
+    let config = GptConfig {
+        vocab_size: 5,
+        block_size: 4,
+        n_layer: 1,
+        n_head: 2,
+        n_embd: 8,
+    };
+    let bad = Gpt::new(GptConfig {
+        n_embd: 7,
+        ..config.clone()
+    });
+    assert!(bad.is_err_and(|e| e.to_string().contains("not a multiple of n_head")));
+    let model = Gpt::new(config)?;
+    let long = Tensor::from_slice(&[0i64; 5], &[1, 5])?;
+    let e = model.forward(&long).unwrap_err().to_string();
+    assert!(e.contains("block size is only 4"), "{e}");
+    let floats = Tensor::from_slice(&[0f32; 4], &[1, 4])?;
+    assert!(model.forward(&floats).is_err());
+    let corpus = CharCorpus::new("abcabc");
+    let e = corpus.batch(&[3], 3).unwrap_err().to_string();
+    assert!(e.contains("offset 3 is out of range"), "{e}");
+    assert!(corpus.draw_offsets(2, 6).is_err());
     Ok(())
 }

@@ -41,6 +41,14 @@ impl CharCorpus {
 
     /// The inputs and targets at `offsets`: two `(offsets.len(), block_size)` int64 tensors.
     pub fn batch(&self, offsets: &[i64], block_size: usize) -> Result<(Tensor, Tensor)> {
+        let last = self.data.len().saturating_sub(block_size) as i64;
+        if let Some(bad) = offsets.iter().find(|&&i| i < 0 || i >= last) {
+            return Err(BorchError::Index(format!(
+                "offset {bad} is out of range for windows of {block_size} + 1 characters in a \
+                 text of {}",
+                self.data.len()
+            )));
+        }
         let window = |shift: usize| -> Vec<i64> {
             offsets
                 .iter()
