@@ -7,6 +7,7 @@ pub mod functional;
 pub mod init;
 pub mod intrinsic;
 mod layers;
+pub mod models;
 mod module;
 mod reduction;
 mod repr;

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // borch-ts under Node on WebGPU from the npm package `webgpu` (Dawn): the committed golden suite
 // (tests/golden/golden.json through the JavaScript surface, 0 disagreeing required) and the
-// linear-regression trajectory against torch's recorded run, with the very modules the browser
-// pages use (tests/browser/pages/golden_suite.mjs, linear_regression.mjs) and the same package,
+// linear-regression and char-level GPT trajectories against torch's recorded runs, with the very
+// modules the browser pages use (tests/browser/pages/golden_suite.mjs, linear_regression.mjs,
+// gpt_trajectory.mjs) and the same package,
 // $CARGO_TARGET_DIR/borch-ts/index.js (or target/, or --target-dir DIR). Fails when no adapter is
 // found, when a case disagrees or a step leaves the tolerance, or on any uncaught error.
 //
@@ -14,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runGoldenSuite, adapterName } from '../browser/pages/golden_suite.mjs';
+import { trainGpt } from '../browser/pages/gpt_trajectory.mjs';
 import { trainLinearRegression } from '../browser/pages/linear_regression.mjs';
 import { installWebGpu } from './webgpu.mjs';
 
@@ -96,6 +98,8 @@ async function main() {
 
   const recipe = JSON.parse(text('tests/trajectories/linear_regression.json'));
   await trainLinearRegression({ borch, recipe, log, label: 'node', adapter });
+  const gpt = JSON.parse(text('tests/trajectories/char_gpt.json'));
+  await trainGpt({ borch, recipe: gpt, text: text(gpt.config.text), log, label: 'node', adapter });
   console.log(`node: all checks passed in ${((performance.now() - started) / 1000).toFixed(1)} s [${adapter}]`);
 }
 

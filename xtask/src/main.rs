@@ -5,6 +5,7 @@ mod bench_browser;
 mod bench_calls;
 mod bench_conv;
 mod bench_dispatch;
+mod bench_gpt;
 mod bench_lstm;
 mod bench_matmul;
 mod bench_matmul_call;
@@ -37,6 +38,8 @@ const USAGE: &str = "usage:
 [--reps R] [--no-math]
   cargo xtask bench lstm [--mode lstm|gru|rnn] [--seq 64] [--batch 32] [--input 256] \
 [--hidden 256] [--layers 1] [--bidirectional] [--warmup W] [--steps N]
+  cargo xtask bench gpt [--preset baby|tiny] [--n-layer L] [--n-head H] [--n-embd D] \
+[--block-size T] [--batch B] [--sdpa fused|math] [--warmup W] [--reps R]
   cargo xtask bench vit [--batches 1,16] [--modes eager,compiled] [--warmup W] [--reps R]
   cargo xtask bench dispatch [--ops 1000] [--numel 1024] [--warmup W] [--reps R] [--compare]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         ["bench", "sdpa", rest @ ..] => bench_sdpa::run(rest),
         ["bench", "lstm", rest @ ..] => bench_lstm::run(rest),
         ["bench", "vit", rest @ ..] => bench_vit::run(rest),
+        ["bench", "gpt", rest @ ..] => bench_gpt::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
         ["build-py", rest @ ..] => build_py::run(rest),
         ["playground", rest @ ..] => playground::run(rest),
