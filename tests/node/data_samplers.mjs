@@ -1,0 +1,34 @@
+// The "data" golden family under Node on Dawn: every case of tests/data/cases.json (frozen from
+// torch) that borch-ts's torch.utils.data can replay (tests/node/data_suite.mjs), reported as
+// agreeing / disagreeing / not implemented with the adapter.
+// Run: VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json node tests/node/data_samplers.mjs [filter]
+
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { installWebGpu } from './webgpu.mjs';
+import { runDataSuite } from './data_suite.mjs';
+
+const dir = resolve(process.env.CARGO_TARGET_DIR ?? 'target', 'borch-ts');
+
+async function main() {
+  const t0 = performance.now();
+  await installWebGpu();
+  const torch = await import(pathToFileURL(join(dir, 'index.js')).href);
+  await torch.init();
+  const { cases } = JSON.parse(readFileSync(new URL('../data/cases.json', import.meta.url)));
+  const r = await runDataSuite(torch, cases, process.argv[2] ?? '');
+  const info = torch.adapterInfo?.() ?? null;
+  const adapter = info ? `${info.vendor} / ${info.architecture}` : 'Dawn under Node';
+  const missing = Object.entries(r.missing).map(([k, n]) => `${k} ${n}`).join(', ');
+  console.log(`golden[node] data: ${r.agreeing} agreeing / ${r.disagreeing} disagreeing / ${r.notImplemented} not implemented (${missing}) [${adapter}] in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  if (r.failures.length) {
+    console.log(r.failures.slice(0, 20).join('\n'));
+    process.exit(1);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
