@@ -178,6 +178,16 @@ pub fn random_split(
     Ok(parts.into_iter().map(|p| JsValue::from(JsSubset::from(p))).collect())
 }
 
+/// `default_collate(batch)`: a list of samples into one batch (tensors stacked, numbers into a
+/// tensor, sequences and objects collated position by position / key by key).
+#[wasm_bindgen(js_name = defaultCollate, unchecked_return_type = "Batch")]
+pub fn default_collate(
+    #[wasm_bindgen(unchecked_param_type = "Batch[]")] batch: JsValue,
+) -> JsResult<JsValue> {
+    let samples = values::samples("default_collate", &batch)?;
+    to_value(borch_data::default_collate(samples).map_err(to_js)?)
+}
+
 /// `DataLoader(dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
 /// collate_fn=None, drop_last=False, generator=None)`, single process.
 #[wasm_bindgen(js_name = DataLoader)]

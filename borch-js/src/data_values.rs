@@ -225,6 +225,15 @@ fn js_error(e: JsValue) -> BorchError {
     }
 }
 
+/// An array of samples (a batch to collate).
+pub fn samples(name: &str, v: &JsValue) -> JsResult<Vec<Sample>> {
+    crate::js::elements(v)?
+        .ok_or_else(|| type_error(format!("{name}(): batch must be an array")))?
+        .iter()
+        .map(sample)
+        .collect()
+}
+
 /// A JavaScript sample as the core's: a Tensor, a number (an int when integral, unless marked
 /// with `asFloat`), a boolean, a string, an array (a tuple, as a Python dataset returns one) or a
 /// plain object (a dict).

@@ -15,11 +15,10 @@ async function main() {
   const t0 = performance.now();
   await installWebGpu();
   const torch = await import(pathToFileURL(join(dir, 'index.js')).href);
-  await torch.init();
+  const { adapter: a, software } = await torch.init();
   const { cases } = JSON.parse(readFileSync(new URL('../data/cases.json', import.meta.url)));
   const r = await runDataSuite(torch, cases, process.argv[2] ?? '');
-  const info = torch.adapterInfo?.() ?? null;
-  const adapter = info ? `${info.vendor} / ${info.architecture}` : 'Dawn under Node';
+  const adapter = `${a.vendor} / ${a.architecture} (Dawn under Node ${process.version}${software ? ', software' : ''})`;
   const missing = Object.entries(r.missing).map(([k, n]) => `${k} ${n}`).join(', ');
   console.log(`golden[node] data: ${r.agreeing} agreeing / ${r.disagreeing} disagreeing / ${r.notImplemented} not implemented (${missing}) [${adapter}] in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   if (r.failures.length) {

@@ -136,6 +136,7 @@ export const data = Object.freeze({
   Subset: classes.Subset,
   ConcatDataset: classes.ConcatDataset,
   randomSplit: wasm.randomSplit,
+  defaultCollate: wasm.defaultCollate,
   SequentialSampler: classes.SequentialSampler,
   RandomSampler: classes.RandomSampler,
   SubsetRandomSampler: classes.SubsetRandomSampler,
@@ -507,6 +508,7 @@ export declare const data: {
   readonly Subset: typeof import('./borch_js.js').Subset;
   readonly ConcatDataset: typeof import('./borch_js.js').ConcatDataset;
   readonly randomSplit: typeof import('./borch_js.js').randomSplit;
+  readonly defaultCollate: typeof import('./borch_js.js').defaultCollate;
   readonly SequentialSampler: typeof import('./borch_js.js').SequentialSampler;
   readonly RandomSampler: typeof import('./borch_js.js').RandomSampler;
   readonly SubsetRandomSampler: typeof import('./borch_js.js').SubsetRandomSampler;
