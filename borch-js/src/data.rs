@@ -210,7 +210,7 @@ impl JsDataLoader {
     ) -> JsResult<JsDataLoader> {
         let name = "DataLoader";
         let d = values::dataset(name, &dataset)?;
-        let keys = ["sampler", "batchSampler", "collateFn", "generator", "batchSize"];
+        let keys = ["sampler", "batch_sampler", "collate_fn", "generator", "batch_size"];
         let (rest, picked) = values::split_options(options, &keys)?;
         let given = |v: &JsValue| !(v.is_undefined() || v.is_null());
         let sampler = given(&picked[0]).then(|| values::sampler(name, &picked[0])).transpose()?;

@@ -170,13 +170,15 @@ pub fn collate_fn(name: &str, v: &JsValue) -> JsResult<Option<CollateFn>> {
     })))
 }
 
-/// The options object's entries without `keys` (read here), and the values of `keys`.
+/// The options object's entries without `keys` (snake_case names, read here), and the values of
+/// `keys`.
 pub fn split_options(options: Option<Object>, keys: &[&str]) -> JsResult<(Object, Vec<JsValue>)> {
     let rest = Object::new();
     let mut picked = vec![JsValue::UNDEFINED; keys.len()];
     if let Some(o) = options {
         for (k, v) in crate::js::entries(&o)? {
-            match keys.iter().position(|key| *key == k) {
+            // camelCase from JavaScript, snake_case from Python: both name the same keyword.
+            match keys.iter().position(|key| *key == crate::call::snake(&k)) {
                 Some(i) => picked[i] = v,
                 None => {
                     Reflect::set(&rest, &JsValue::from_str(&k), &v)?;
