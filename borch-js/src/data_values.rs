@@ -107,7 +107,7 @@ pub fn floats(name: &str, v: &JsValue) -> JsResult<Vec<f64>> {
     items
         .iter()
         .map(|x| {
-            x.as_f64().ok_or_else(|| {
+            x.as_f64().or_else(|| marked_float(x)).ok_or_else(|| {
                 type_error(format!(
                     "{name}(): weights must be numbers, not {}",
                     crate::js::describe(x)

@@ -159,7 +159,9 @@ class DataLoader(_Iterable, JsBacked):
                  generator=None):
         if num_workers != 0:
             raise NotImplementedError("DataLoader: num_workers > 0 is not supported by borch (single process)")
-        kwargs = {"batch_size": batch_size, "drop_last": drop_last}
+        # batch_size=None turns batching off: borch-ts reads that from null (None crosses as
+        # undefined, which means the default 1).
+        kwargs = {"batch_size": b.jsnull if batch_size is None else batch_size, "drop_last": drop_last}
         for name, value in (("shuffle", shuffle), ("sampler", sampler),
                             ("batch_sampler", batch_sampler), ("generator", generator)):
             if value is not None:

@@ -32,6 +32,22 @@ async function main() {
   pyodide.FS.writeFile(`${sitePackages}/golden_runner.py`, runner);
   log(`pyodide ${pyodide.version}, borch_webgpu from ${wheelName}: ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
+  // The "data" family (tests/data/data_runner.py: torch.utils.data against tests/data/cases.json).
+  pyodide.FS.writeFile(`${sitePackages}/data_runner.py`, await text('/tests/data/data_runner.py'));
+  pyodide.globals.set('_data_cases', await text('/tests/data/cases.json'));
+  pyodide.globals.set('_data_adapter', adapter);
+  pyodide.globals.set('_data_log', log);
+  const dataFamily = async () => {
+    const r = await pyodide.runPythonAsync(`
+import data_runner
+data_runner.run(_data_cases, adapter=_data_adapter, log=_data_log)
+`);
+    const out = r.toJs({ dict_converter: Object.fromEntries });
+    r.destroy();
+    return out;
+  };
+  if (query.get('family') === 'data') return dataFamily();
+
   // Entered with runPythonAsync: reads inside borch_webgpu settle promises with run_sync.
   const args = { golden, bindings, adapter, filter: FILTER, verbose: VERBOSE, every: EVERY, log };
   for (const [k, v] of Object.entries(args)) pyodide.globals.set(`_golden_${k}`, v);
@@ -42,8 +58,9 @@ golden_runner.run(_golden_golden, _golden_bindings, adapter=_golden_adapter, fil
 `);
   const r = result.toJs({ dict_converter: Object.fromEntries });
   result.destroy();
+  const data = await dataFamily();
   log(`golden[py]: page total ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { ok: r.ok, summary: r.summary };
+  return { ok: r.ok && data.ok, summary: `${r.summary}; ${data.summary}` };
 }
 
 window.__borchDone = main().catch((e) => {

@@ -1,0 +1,292 @@
+"""The "data" golden family through borch_webgpu (golden[py]): tests/data/cases.json, frozen from
+real torch by tests/data/fixtures_torch.py, replayed with ``borch_webgpu.utils.data`` written as
+torch's code is — samplers, ``random_split``, DataLoader passes (the global generator or a
+``Generator``, ``sampler=``, ``batch_sampler=``, a Python ``Dataset`` with a ``collate_fn``),
+``ConcatDataset`` lookups, ``default_collate``. Expected values are torch's only. Run inside
+Pyodide by tests/browser/pages/golden_py.mjs; ``run`` returns the summary line and the failures."""
+
+import json
+import time
+
+import borch_webgpu as torch
+from borch_webgpu.utils import data
+
+ALIASES = {"AssertionError": "ValueError"}
+
+
+def error_of(e):
+    return {"error": [type(e).__name__, str(e)]}
+
+
+def agree(got, want):
+    if isinstance(want, dict) and "error" in want:
+        if not (isinstance(got, dict) and "error" in got):
+            return False
+        g, w = got["error"], want["error"]
+        cls = {"IndexError": "IndexError"}.get(g[0], g[0])
+        return cls == ALIASES.get(w[0], w[0]) and (w[1] in g[1] or g[1] in w[1])
+    return got == want
+
+
+def as_borch(v):
+    """torch's JSON as borch_webgpu gives it: tuples and lists alike, float64 as float32."""
+    if isinstance(v, list):
+        return [as_borch(x) for x in v]
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if k == "tuple":
+                out["list"] = as_borch(x)
+            elif k == "dtype" and x == "float64":
+                out[k] = "float32"
+            else:
+                out[k] = as_borch(x)
+        return out
+    return v
+
+
+def encode(s):
+    if isinstance(s, torch.Tensor):
+        flat = s.reshape(-1).tolist()
+        dtype = str(s.dtype).replace("torch.", "")
+        if dtype == "float32":
+            flat = [float(x) for x in flat]
+        return {"t": flat, "shape": list(s.shape), "dtype": dtype}
+    if isinstance(s, (list, tuple)):
+        return {"list": [encode(x) for x in s]}
+    if isinstance(s, bool):
+        return {"b": s}
+    if isinstance(s, int):
+        return {"i": s}
+    if isinstance(s, float):
+        return {"f": s}
+    if isinstance(s, str):
+        return {"s": s}
+    return {"dict": [[k, encode(x)] for k, x in s.items()]}
+
+
+def generator_for(c):
+    if c["gen"] == "global":
+        torch.manual_seed(c["seed"])
+        return None
+    return torch.Generator().manual_seed(c["seed"])
+
+
+class Source:
+    """A data source of ``n`` samples (what samplers and random_split measure)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return i
+
+
+def one_pass(iterable):
+    try:
+        return [list(x) if isinstance(x, tuple) else x for x in iterable]
+    except Exception as e:  # torch's errors at a pass's first next
+        return error_of(e)
+
+
+def weight(x):
+    return float(x) if isinstance(x, str) else x  # "inf", "nan" as JSON holds them
+
+
+def sampler_case(c):
+    g = generator_for(c)
+    source = Source(c.get("n", 0))
+    kind = c["kind"]
+    if kind == "random_split":
+        try:
+            got = [list(p.indices) for p in data.random_split(source, c["lengths"], generator=g)]
+        except Exception as e:
+            got = error_of(e)
+        return None if agree(got, c["splits"]) else f"borch {got}\n  torch {c['splits']}"
+    try:
+        if kind == "random_sampler":
+            s = data.RandomSampler(source, replacement=c["replacement"], num_samples=c["num_samples"], generator=g)
+        elif kind == "subset_random":
+            s = data.SubsetRandomSampler(c["indices"], generator=g)
+        elif kind == "weighted":
+            weights = [weight(w) for w in c["weights"]]
+            s = data.WeightedRandomSampler(weights, c["num_samples"], replacement=c["replacement"], generator=g)
+        else:
+            inner = data.SequentialSampler(source) if c["inner"] == "sequential" else data.RandomSampler(source, generator=g)
+            s = data.BatchSampler(inner, c["batch_size"], c["drop_last"])
+    except Exception as e:
+        return f"construction failed: {e}"
+    if len(s) != c["len"]:
+        return f"len {len(s)}, torch {c['len']}"
+    for i, want in enumerate(c["passes"]):
+        got = one_pass(s)
+        if not agree(got, want):
+            return f"pass {i}: borch {got}\n  torch {want}"
+    return None
+
+
+def tensors(n):
+    x = torch.arange(n * 3, dtype=torch.float32).reshape(n, 3)
+    y = torch.arange(n) * 10
+    return x, y
+
+
+class Rows(data.Dataset):
+    """The TensorDataset's rows, written in Python."""
+
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __len__(self):
+        return self.x.shape[0]
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+
+
+def stack_columns(samples):
+    return [torch.stack([s[k] for s in samples]) for k in range(2)]
+
+
+def loader_for(c, g, python):
+    o = c["options"]
+    x, y = tensors(c["n"])
+    ds = data.TensorDataset(x, y)
+    kwargs = {"generator": g}
+    for key in ("batch_size", "shuffle", "drop_last"):
+        if key in o:
+            kwargs[key] = o[key]
+    if python and o.get("batch_size", 1) is not None:
+        kwargs["collate_fn"] = stack_columns
+    if "sampler" in o:
+        kwargs["generator"] = None
+        kwargs["sampler"] = data.SubsetRandomSampler(o["sampler"]["subset_random"], generator=g)
+    if "batch_sampler" in o:
+        kwargs["generator"] = None
+        b = o["batch_sampler"]
+        kwargs["batch_sampler"] = data.BatchSampler(data.RandomSampler(ds, generator=g), b["random"], b["drop_last"])
+    return data.DataLoader(Rows(x, y) if python else ds, **kwargs)
+
+
+def loader_pass(loader):
+    try:
+        return [encode(b) for b in loader]
+    except Exception as e:
+        return error_of(e)
+
+
+def unwrap(batches):
+    return [b["list"] if isinstance(b, dict) and "list" in b else b for b in batches] if isinstance(batches, list) else batches
+
+
+def dataloader_case(c):
+    for python in (False, True):
+        g = generator_for(c)
+        loader = loader_for(c, g, python)
+        if len(loader) != c["len"]:
+            return f"len {len(loader)}, torch {c['len']}"
+        for i, want in enumerate(c["passes"]):
+            got, w = unwrap(loader_pass(loader)), unwrap(as_borch(want))
+            if not agree(got, w):
+                return f"pass {i} (python dataset {python}): borch {got}\n  torch {w}"
+    return None
+
+
+def composed_case(c):
+    g = generator_for(c)
+    x, y = tensors(10)
+    train, test = data.random_split(data.TensorDataset(x, y), [0.7, 0.3], generator=g)
+    splits = [list(train.indices), list(test.indices)]
+    if splits != c["splits"]:
+        return f"splits: borch {splits}, torch {c['splits']}"
+    loader = data.DataLoader(train, batch_size=3, shuffle=True, generator=g)
+    for i, want in enumerate(c["passes"]):
+        got = loader_pass(loader)
+        if not agree(got, as_borch(want)):
+            return f"pass {i}: borch {got}\n  torch {want}"
+    got = loader_pass(data.DataLoader(test, batch_size=2))
+    return None if agree(got, as_borch(c["test"])) else f"test part: borch {got}"
+
+
+def concat_case(c):
+    parts = [data.TensorDataset(torch.arange(k) + 100 * i) for i, k in enumerate(c["sizes"])]
+    cat = data.ConcatDataset(parts)
+    if list(cat.cumulative_sizes) != c["cumulative_sizes"]:
+        return f"cumulative sizes {cat.cumulative_sizes}"
+    try:
+        got = encode(cat[c["index"]])
+    except Exception as e:
+        got = error_of(e)
+    want = as_borch(c["expected"])
+    return None if agree(got, want) else f"borch {got}, torch {want}"
+
+
+def decode(v):
+    if "t" in v:
+        return torch.tensor(v["t"], dtype=getattr(torch, v["dtype"])).reshape(v["shape"])
+    for k in ("i", "f", "b", "s"):
+        if k in v:
+            return v[k]
+    if "tuple" in v:
+        return tuple(decode(x) for x in v["tuple"])
+    if "list" in v:
+        return [decode(x) for x in v["list"]]
+    return {k: decode(x) for k, x in v["dict"]}
+
+
+def collate_case(c):
+    try:
+        got = encode(data.default_collate([decode(s) for s in c["batch"]]))
+    except Exception as e:
+        got = error_of(e)
+    want = as_borch(c["expected"])
+    return None if agree(got, want) else f"borch {got}, torch {want}"
+
+
+HANDLERS = {
+    "random_sampler": sampler_case,
+    "subset_random": sampler_case,
+    "weighted": sampler_case,
+    "batch_sampler": sampler_case,
+    "random_split": sampler_case,
+    "dataloader": dataloader_case,
+    "composed": composed_case,
+    "concat": concat_case,
+    "collate": collate_case,
+}
+
+
+def run(cases_json, adapter="", log=print):
+    started = time.time()
+    cases = json.loads(cases_json)["cases"]
+    agreeing, failures, missing = 0, [], {}
+    for c in cases:
+        handler = HANDLERS.get(c["kind"])
+        if handler is None:
+            missing[c["kind"]] = missing.get(c["kind"], 0) + 1
+            continue
+        try:
+            failure = handler(c)
+        except Exception as e:
+            failure = f"raised {type(e).__name__}: {e}"
+        if failure:
+            failures.append(f"{c['name']}: {failure}")
+        else:
+            agreeing += 1
+    listed = ", ".join(f"{k} {n}" for k, n in missing.items())
+    summary = (
+        f"golden[py] data: {agreeing} agreeing / {len(failures)} disagreeing / "
+        f"{sum(missing.values())} not implemented ({listed}) [{adapter}] in {time.time() - started:.1f} s"
+    )
+    log(summary)
+    shown = {}
+    for f in failures:  # the first three of each kind
+        kind = f.split("/")[0]
+        shown[kind] = shown.get(kind, 0) + 1
+        if shown[kind] <= 3:
+            log(f)
+    return {"ok": not failures and agreeing > 0, "summary": summary}
+
