@@ -130,7 +130,11 @@ impl JsSubset {
     /// `subset.indices`.
     #[wasm_bindgen(getter, unchecked_return_type = "number[]")]
     pub fn indices(&self) -> Array {
-        self.0.indices().iter().map(|&i| JsValue::from_f64(i as f64)).collect()
+        self.0
+            .indices()
+            .iter()
+            .map(|&i| JsValue::from_f64(i as f64))
+            .collect()
     }
 }
 
@@ -145,8 +149,9 @@ impl JsConcatDataset {
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "unknown[]")] datasets: JsValue,
     ) -> JsResult<JsConcatDataset> {
-        let items = crate::js::elements(&datasets)?
-            .ok_or_else(|| crate::errors::type_error("ConcatDataset(): datasets must be an array"))?;
+        let items = crate::js::elements(&datasets)?.ok_or_else(|| {
+            crate::errors::type_error("ConcatDataset(): datasets must be an array")
+        })?;
         let parts = items
             .iter()
             .map(|d| values::dataset("ConcatDataset", d))
@@ -159,7 +164,11 @@ impl JsConcatDataset {
     /// `cumulative_sizes`.
     #[wasm_bindgen(getter = cumulativeSizes, unchecked_return_type = "number[]")]
     pub fn cumulative_sizes(&self) -> Array {
-        self.0.cumulative_sizes().iter().map(|&i| JsValue::from_f64(i as f64)).collect()
+        self.0
+            .cumulative_sizes()
+            .iter()
+            .map(|&i| JsValue::from_f64(i as f64))
+            .collect()
     }
 }
 
@@ -175,7 +184,10 @@ pub fn random_split(
     let (_, picked) = values::split_options(options, &["generator"])?;
     let g = values::generator("random_split", &picked[0])?;
     let parts = borch_data::random_split(d, &lengths, g.as_ref()).map_err(to_js)?;
-    Ok(parts.into_iter().map(|p| JsValue::from(JsSubset::from(p))).collect())
+    Ok(parts
+        .into_iter()
+        .map(|p| JsValue::from(JsSubset::from(p)))
+        .collect())
 }
 
 /// `default_collate(batch)`: a list of samples into one batch (tensors stacked, numbers into a
@@ -210,12 +222,21 @@ impl JsDataLoader {
     ) -> JsResult<JsDataLoader> {
         let name = "DataLoader";
         let d = values::dataset(name, &dataset)?;
-        let keys = ["sampler", "batch_sampler", "collate_fn", "generator", "batch_size"];
+        let keys = [
+            "sampler",
+            "batch_sampler",
+            "collate_fn",
+            "generator",
+            "batch_size",
+        ];
         let (rest, picked) = values::split_options(options, &keys)?;
         let given = |v: &JsValue| !(v.is_undefined() || v.is_null());
-        let sampler = given(&picked[0]).then(|| values::sampler(name, &picked[0])).transpose()?;
-        let batch_sampler =
-            given(&picked[1]).then(|| values::batch_sampler(name, &picked[1])).transpose()?;
+        let sampler = given(&picked[0])
+            .then(|| values::sampler(name, &picked[0]))
+            .transpose()?;
+        let batch_sampler = given(&picked[1])
+            .then(|| values::batch_sampler(name, &picked[1]))
+            .transpose()?;
         let collate_fn = values::collate_fn(name, &picked[2])?;
         let generator = values::generator(name, &picked[3])?;
         // `batchSize: null` turns batching off (torch's batch_size=None); left out, it is 1.
@@ -223,7 +244,12 @@ impl JsDataLoader {
             None
         } else {
             let args = Array::of1(&picked[4]);
-            Some(crate::bind::build(name, "batch_size: Int = 1", &args, |a| a.int(0))?)
+            Some(crate::bind::build(
+                name,
+                "batch_size: Int = 1",
+                &args,
+                |a| a.int(0),
+            )?)
         };
         let signature = "shuffle: Bool = None, drop_last: Bool = False";
         crate::bind::build(name, signature, &Array::of1(&rest), |a| {
@@ -275,4 +301,3 @@ impl JsDataLoaderIterator {
         values::step(next.map(|b| b.map_err(to_js).and_then(to_value)))
     }
 }
-

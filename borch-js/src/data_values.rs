@@ -211,11 +211,7 @@ impl Dataset for JsDataset {
 
 /// A thrown JavaScript value as a core error of the same kind (its `kind`, else its `name`).
 fn js_error(e: JsValue) -> BorchError {
-    let field = |k: &str| {
-        Reflect::get(&e, &k.into())
-            .ok()
-            .and_then(|v| v.as_string())
-    };
+    let field = |k: &str| Reflect::get(&e, &k.into()).ok().and_then(|v| v.as_string());
     let message = field("message").unwrap_or_else(|| crate::js::describe(&e));
     match field("kind").or_else(|| field("name")).as_deref() {
         Some("TypeError") => BorchError::Type(message),

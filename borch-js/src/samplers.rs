@@ -145,7 +145,10 @@ impl JsRandomSampler {
         let g = values::generator("RandomSampler", &picked[0])?;
         let signature = "replacement: Bool = False, num_samples: Int = None";
         crate::bind::build("RandomSampler", signature, &Array::of1(&rest), |a| {
-            let k = a.opt_int(1)?.map(|k| positive("num_samples", k)).transpose()?;
+            let k = a
+                .opt_int(1)?
+                .map(|k| positive("num_samples", k))
+                .transpose()?;
             RandomSampler::new(n, a.bool(0)?, k, g)
         })
         .map(|s| JsRandomSampler(Indices::new(Rc::new(s))))
@@ -158,9 +161,7 @@ impl JsSubsetRandomSampler {
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "number[]")] indices: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "{ generator?: Generator }")] options: Option<
-            Object,
-        >,
+        #[wasm_bindgen(unchecked_param_type = "{ generator?: Generator }")] options: Option<Object>,
     ) -> JsResult<JsSubsetRandomSampler> {
         let (_, picked) = values::split_options(options, &["generator"])?;
         let g = values::generator("SubsetRandomSampler", &picked[0])?;
@@ -168,11 +169,9 @@ impl JsSubsetRandomSampler {
             "SubsetRandomSampler",
             "indices: Ints",
             &Array::of1(&indices),
-            |a| Ok(a.sizes(0)?),
+            |a| a.sizes(0),
         )
-        .map(|i| {
-            JsSubsetRandomSampler(Indices::new(Rc::new(SubsetRandomSampler::new(i, g))))
-        })
+        .map(|i| JsSubsetRandomSampler(Indices::new(Rc::new(SubsetRandomSampler::new(i, g)))))
     }
 }
 
