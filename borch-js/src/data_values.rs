@@ -30,6 +30,11 @@ pub enum Handle {
     Batches(Rc<dyn Sampler<Vec<usize>>>),
     /// A `torch.Generator`.
     Generator(Generator),
+    /// A vision transform: a picture conversion (ToTensor, PILToTensor) and tensor transforms.
+    Transform(
+        Option<crate::transforms::Picture>,
+        Option<Rc<dyn borch_vision::transforms::Transform>>,
+    ),
 }
 
 thread_local! {
@@ -56,7 +61,8 @@ impl Drop for Registered {
     }
 }
 
-fn handle(v: &JsValue) -> Option<Handle> {
+/// What the data object `v` holds.
+pub fn handle(v: &JsValue) -> Option<Handle> {
     LIVE.branded(v, DATA_ID)
 }
 

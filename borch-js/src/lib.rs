@@ -34,6 +34,7 @@ mod selftest;
 mod serialization;
 mod stacks;
 mod tensor;
+mod transforms;
 mod vision;
 
 pub use autograd::no_grad;
@@ -54,4 +55,5 @@ pub use onnx::export_onnx;
 pub use scope::{JsScope, keep_alive, scope};
 pub use selftest::{kernel_sources, self_test};
 pub use tensor::{JsTensor, tensor};
+pub use transforms::vision_transforms;
 pub use vision::vision_models;

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { installWebGpu } from './webgpu.mjs';
 import { runDataSuite } from './data_suite.mjs';
+import { runVisionSuite, visionCases } from './vision_suite.mjs';
 
 const dir = resolve(process.env.CARGO_TARGET_DIR ?? 'target', 'borch-ts');
 
@@ -21,8 +22,13 @@ async function main() {
   const adapter = `${a.vendor} / ${a.architecture} (Dawn under Node ${process.version}${software ? ', software' : ''})`;
   const missing = Object.entries(r.missing).map(([k, n]) => `${k} ${n}`).join(', ');
   console.log(`golden[node] data: ${r.agreeing} agreeing / ${r.disagreeing} disagreeing / ${r.notImplemented} not implemented (${missing}) [${adapter}] in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  if (r.failures.length) {
-    console.log(r.failures.slice(0, 20).join('\n'));
+  const t1 = performance.now();
+  const v = await runVisionSuite(torch, visionCases(readFileSync(new URL('../vision/cases.json', import.meta.url), 'utf8')));
+  const vm = Object.entries(v.missing).map(([k, n]) => `${k} ${n}`).join(', ');
+  console.log(`golden[node] data (vision transforms): ${v.agreeing} agreeing / ${v.disagreeing} disagreeing / ${v.notImplemented} not implemented (${vm}), max |diff| ${v.worst.toExponential(2)} [${adapter}] in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+  const failures = [...r.failures.slice(0, 20), ...v.failures.slice(0, 20)];
+  if (failures.length || r.agreeing === 0 || v.agreeing === 0) {
+    console.log(failures.join('\n'));
     process.exit(1);
   }
 }
