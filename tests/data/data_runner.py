@@ -6,6 +6,7 @@ torch's code is — samplers, ``random_split``, DataLoader passes (the global ge
 Pyodide by tests/browser/pages/golden_py.mjs; ``run`` returns the summary line and the failures."""
 
 import json
+import math
 import time
 
 import borch_webgpu as torch
@@ -290,3 +291,77 @@ def run(cases_json, adapter="", log=print):
             log(f)
     return {"ok": not failures and agreeing > 0, "summary": summary}
 
+
+
+# The vision part: tests/vision/cases.json (torchvision 0.29's seeded pipelines and ToTensor /
+# PILToTensor conversions) through borch_webgpu.vision.transforms.
+def vision_image(shape):
+    n = math.prod(shape)
+    return torch.tensor([((i * 37) % 101) / 100 for i in range(n)], dtype=torch.float32).reshape(shape)
+
+
+def error_line(e):
+    kind = {"RangeError": "IndexError"}.get(type(e).__name__, type(e).__name__)
+    return f"{kind}: {e}"
+
+
+def pipeline_case(c):
+    from borch_webgpu.vision import transforms as T
+
+    torch.manual_seed(c["seed"])
+    x = vision_image(c["shape"])
+    try:
+        y = T.Compose([getattr(T, name)(**kw) for name, kw in c["transforms"]])(x)
+    except Exception as e:
+        got = error_line(e)
+        return None if c.get("error") == got else f"borch {got}, torchvision {c.get('error')}"
+    if "error" in c:
+        return f"no error, torchvision {c['error']}"
+    if list(y.shape) != c["out_shape"]:
+        return f"shape {list(y.shape)}, torchvision {c['out_shape']}"
+    values = y.reshape(-1).tolist()
+    worst = max((abs(values[i] - w) for i, w in enumerate(c["values"])), default=0.0)
+    if not worst <= 1e-5 or abs(sum(values) - c["sum"]) > 1e-5 * max(len(values), 1):
+        return f"max |diff| {worst}, sum {sum(values)} (torchvision {c['sum']})"
+    return None
+
+
+def to_tensor_case(c):
+    from borch_webgpu.vision import transforms as T
+
+    raw = bytes(c["bytes"])
+    a = T.ToTensor()(raw, c["hwc"]).reshape(-1).tolist()
+    p = T.PILToTensor()(raw, c["hwc"]).reshape(-1).tolist()
+    f32 = [float(torch.tensor([v], dtype=torch.float32).tolist()[0]) for v in c["values"]]
+    if a != f32:
+        return f"ToTensor {a}"
+    return None if p == c["pil_values"] else f"PILToTensor {p}"
+
+
+def run_vision(cases_text, adapter="", log=print):
+    started = time.time()
+    cases = [json.loads(line) for line in cases_text.splitlines() if line.strip()]
+    handlers = {"pipeline": pipeline_case, "to_tensor": to_tensor_case}
+    agreeing, failures, missing = 0, [], {}
+    for c in cases:
+        handler = handlers.get(c["kind"])
+        if handler is None:
+            missing[c["kind"]] = missing.get(c["kind"], 0) + 1
+            continue
+        try:
+            failure = handler(c)
+        except Exception as e:
+            failure = f"raised {type(e).__name__}: {e}"
+        if failure:
+            failures.append(f"{c['kind']} seed {c.get('seed')} {c.get('transforms', c.get('hwc'))}: {failure}")
+        else:
+            agreeing += 1
+    listed = ", ".join(f"{k} {n}" for k, n in missing.items())
+    summary = (
+        f"golden[py] data (vision transforms): {agreeing} agreeing / {len(failures)} disagreeing / "
+        f"{sum(missing.values())} not implemented ({listed}) [{adapter}] in {time.time() - started:.1f} s"
+    )
+    log(summary)
+    for f in failures[:20]:
+        log(f)
+    return {"ok": not failures and agreeing > 0, "summary": summary}

@@ -7,6 +7,7 @@
 import { borch, log } from './common.mjs';
 import { runGoldenSuite } from './golden_suite.mjs';
 import { runDataSuite } from '/tests/node/data_suite.mjs';
+import { runVisionSuite, visionCases } from '/tests/node/vision_suite.mjs';
 
 async function text(path) {
   const res = await fetch(path);
@@ -24,7 +25,14 @@ async function dataFamily(adapter) {
   const summary = `golden[js] data: ${r.agreeing} agreeing / ${r.disagreeing} disagreeing / ${r.notImplemented} not implemented (${missing}) [${adapter}] in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
   log(summary);
   for (const f of r.failures.slice(0, 20)) log(f);
-  return { ok: r.disagreeing === 0 && r.agreeing > 0, summary };
+  const t1 = performance.now();
+  const v = await runVisionSuite(borch, visionCases(await text('/tests/vision/cases.json')));
+  const vm = Object.entries(v.missing).map(([k, n]) => `${k} ${n}`).join(', ');
+  const vision = `golden[js] data (vision transforms): ${v.agreeing} agreeing / ${v.disagreeing} disagreeing / ${v.notImplemented} not implemented (${vm}), max |diff| ${v.worst.toExponential(2)} [${adapter}] in ${((performance.now() - t1) / 1000).toFixed(1)} s`;
+  log(vision);
+  for (const f of v.failures.slice(0, 20)) log(f);
+  const ok = r.disagreeing === 0 && r.agreeing > 0 && v.disagreeing === 0 && v.agreeing > 0;
+  return { ok, summary: `${summary}; ${vision}` };
 }
 
 async function main() {

@@ -44,7 +44,11 @@ data_runner.run(_data_cases, adapter=_data_adapter, log=_data_log)
 `);
     const out = r.toJs({ dict_converter: Object.fromEntries });
     r.destroy();
-    return out;
+    pyodide.globals.set('_vision_cases', await text('/tests/vision/cases.json'));
+    const v = await pyodide.runPythonAsync(`data_runner.run_vision(_vision_cases, adapter=_data_adapter, log=_data_log)`);
+    const vision = v.toJs({ dict_converter: Object.fromEntries });
+    v.destroy();
+    return { ok: out.ok && vision.ok, summary: `${out.summary}; ${vision.summary}` };
   };
   if (query.get('family') === 'data') return dataFamily();
 
