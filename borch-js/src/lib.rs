@@ -36,6 +36,7 @@ mod stacks;
 mod tensor;
 mod transforms;
 mod vision;
+mod vision_datasets;
 
 pub use autograd::no_grad;
 pub use call::{

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { installWebGpu } from './webgpu.mjs';
 import { runDataSuite } from './data_suite.mjs';
-import { runVisionSuite, visionCases } from './vision_suite.mjs';
+import { runVisionDatasets, runVisionSuite, visionCases } from './vision_suite.mjs';
 
 const dir = resolve(process.env.CARGO_TARGET_DIR ?? 'target', 'borch-ts');
 
@@ -26,8 +26,11 @@ async function main() {
   const v = await runVisionSuite(torch, visionCases(readFileSync(new URL('../vision/cases.json', import.meta.url), 'utf8')));
   const vm = Object.entries(v.missing).map(([k, n]) => `${k} ${n}`).join(', ');
   console.log(`golden[node] data (vision transforms): ${v.agreeing} agreeing / ${v.disagreeing} disagreeing / ${v.notImplemented} not implemented (${vm}), max |diff| ${v.worst.toExponential(2)} [${adapter}] in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
-  const failures = [...r.failures.slice(0, 20), ...v.failures.slice(0, 20)];
-  if (failures.length || r.agreeing === 0 || v.agreeing === 0) {
+  const read = async (f) => new Uint8Array(readFileSync(new URL(`../vision/files/${f}`, import.meta.url)));
+  const d = await runVisionDatasets(torch, visionCases(readFileSync(new URL('../vision/cases.json', import.meta.url), 'utf8')), read);
+  console.log(`golden[node] data (vision datasets): ${d.agreeing} splits agreeing / ${d.disagreeing} disagreeing, ${d.samples} samples (CIFAR-10, CIFAR-100, MNIST from bytes)`);
+  const failures = [...r.failures.slice(0, 20), ...v.failures.slice(0, 20), ...d.failures];
+  if (failures.length || r.agreeing === 0 || v.agreeing === 0 || d.agreeing === 0) {
     console.log(failures.join('\n'));
     process.exit(1);
   }

@@ -94,3 +94,43 @@ export async function runVisionSuite(torch, cases) {
 
 /** tests/vision/cases.json (one case a line) as objects. */
 export const visionCases = (text) => text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+
+// What torchvision's CIFAR10 / CIFAR100 / MNIST read from the synthetic files
+// (tests/vision/files/), through vision.datasets.<Class>.fromBytes: length, labels, shapes and
+// each image's ToTensor sum (within 1e-3) and first values (exact, float32). `read(path)` gives a
+// file's bytes (Node: the file system; a page: fetch).
+export async function runVisionDatasets(torch, cases, read) {
+  const D = torch.vision.datasets;
+  const files = {
+    CIFAR10: async (train) => [D.CIFAR10.fromBytes(await Promise.all((train ? [1, 2, 3, 4, 5].map((i) => `data_batch_${i}.bin`) : ['test_batch.bin']).map((f) => read(`cifar-10-batches-bin/${f}`))))],
+    CIFAR100: async (train) => [D.CIFAR100.fromBytes(await read(`cifar-100-binary/${train ? 'train' : 'test'}.bin`))],
+    MNIST: async (train) => [train
+      ? D.MNIST.fromBytes(await read('MNIST/raw/train-images-idx3-ubyte'), await read('MNIST/raw/train-labels-idx1-ubyte'))
+      : D.MNIST.fromBytes(await read('MNIST/raw/t10k-images-idx3-ubyte.gz'), await read('MNIST/raw/t10k-labels-idx1-ubyte.gz'))],
+  };
+  const r = { agreeing: 0, disagreeing: 0, failures: [], samples: 0 };
+  for (const c of cases.filter((k) => k.kind === 'dataset')) {
+    const [ds] = await files[c.class](c.train);
+    let failure = ds.length === c.len ? null : `length ${ds.length}, torchvision ${c.len}`;
+    for (const [i, want] of c.items.entries()) {
+      if (failure) break;
+      const [img, label] = ds.getItem(i);
+      const v = await img.reshape([-1]).toArray();
+      const sum = v.reduce((a, b) => a + b, 0);
+      const first = v.slice(0, want.first.length);
+      if (label !== want.label || JSON.stringify([...img.shape]) !== JSON.stringify(want.shape)
+        || Math.abs(sum - want.sum) > 1e-3 || JSON.stringify(first) !== JSON.stringify(want.first.map(Math.fround))) {
+        failure = `item ${i}: label ${label} shape ${img.shape} sum ${sum} first ${first}`;
+      }
+      r.samples += 1;
+    }
+    if (!failure && JSON.stringify(ds.targets) !== JSON.stringify(c.items.map((x) => x.label))) failure = `targets ${ds.targets}`;
+    if (failure) {
+      r.disagreeing += 1;
+      r.failures.push(`${c.class} train=${c.train}: ${failure}`);
+    } else {
+      r.agreeing += 1;
+    }
+  }
+  return r;
+}

@@ -30,7 +30,7 @@ def Compose(transforms):
 
 
 def ToTensor():
-    """``ToTensor()``: HWC uint8 bytes to a CHW float32 tensor ÷ 255."""
+    """``ToTensor()``: HWC uint8 bytes to a CHW float32 tensor divided by 255."""
     return _made(b.bt.vision.transforms.ToTensor())
 
 

@@ -184,6 +184,11 @@ impl Transform for Shared {
     }
 }
 
+/// A shared transform as the owned one a dataset's `transform=` takes.
+pub fn shared(t: Rc<dyn Transform>) -> Box<dyn Transform> {
+    Box::new(Shared(t))
+}
+
 /// `Compose(transforms)` of shared transforms.
 pub fn compose(transforms: Vec<Rc<dyn Transform>>) -> Rc<dyn Transform> {
     Rc::new(Compose::new(

@@ -11,7 +11,15 @@ use super::{camel, types};
 
 const OPEN: &str = "const vision_models = Object.freeze({";
 const CLOSE: &str = "});";
-const EXPORT: &str = "export const vision = Object.freeze({ models: vision_models, transforms: vision_transforms, catalogue });";
+const EXPORT: &str = "export const vision = Object.freeze({ models: vision_models, transforms: vision_transforms, datasets: vision_datasets, catalogue });";
+/// `vision.datasets`: borch-vision's readers from bytes, one forwarding call each.
+const DATASETS: &str = "const vision_datasets = Object.freeze({
+  CIFAR10: Object.freeze({ fromBytes: function (batches, options) { return classes.VisionDataset.cifar10FromBytes(batches, options); } }),
+  CIFAR100: Object.freeze({ fromBytes: function (bytes, options) { return classes.VisionDataset.cifar100FromBytes(bytes, options); } }),
+  MNIST: Object.freeze({ fromBytes: function (images, labels, options) { return classes.VisionDataset.mnistFromBytes(images, labels, options); } }),
+  FashionMNIST: Object.freeze({ fromBytes: function (images, labels, options) { return classes.VisionDataset.fashionMnistFromBytes(images, labels, options); } }),
+  Digits: Object.freeze({ fromBytes: function (bytes, options) { return classes.VisionDataset.digitsFromBytes(bytes, options); } }),
+});";
 /// `vision.transforms`: the catalog's transforms by name, then the hand-written three.
 const TRANSFORMS_OPEN: &str = "const vision_transforms = Object.freeze({";
 const TRANSFORMS_CLOSE: &str = "  ToTensor: function () { return wasm.toTensorTransform(); },
@@ -47,7 +55,7 @@ pub fn objects_js() -> String {
     for t in borch_js::vision_transforms() {
         writeln!(out, "{}", transform_member(t.name)).unwrap();
     }
-    out + TRANSFORMS_CLOSE + "\n" + EXPORT + "\n"
+    out + TRANSFORMS_CLOSE + "\n" + DATASETS + "\n" + EXPORT + "\n"
 }
 
 /// The declarations: `export interface VisionModels { resnet18(options?: { … }): Module; }`.
@@ -93,7 +101,15 @@ pub fn declarations() -> String {
 /// The declarations of `vision.catalogue` (its hand-written JavaScript is
 /// build_js/catalogue.js).
 const CATALOGUE_D_TS: &str = include_str!("../build_js/catalogue.d.ts");
-const DECLARE: &str = "export declare const vision: { readonly models: VisionModels; readonly transforms: VisionTransforms; readonly catalogue: Catalogue };\n";
+const DECLARE: &str = "/** vision.datasets: readers from bytes (`CIFAR10.fromBytes([batch, ...], { train, transform })`). */
+export interface VisionDatasets {
+  readonly CIFAR10: { fromBytes(batches: Uint8Array[], options?: { train?: boolean; transform?: import('./borch_js.js').Transform; download?: boolean }): import('./borch_js.js').VisionDataset };
+  readonly CIFAR100: { fromBytes(bytes: Uint8Array, options?: { train?: boolean; transform?: import('./borch_js.js').Transform; download?: boolean }): import('./borch_js.js').VisionDataset };
+  readonly MNIST: { fromBytes(images: Uint8Array, labels: Uint8Array, options?: { train?: boolean; transform?: import('./borch_js.js').Transform; download?: boolean }): import('./borch_js.js').VisionDataset };
+  readonly FashionMNIST: { fromBytes(images: Uint8Array, labels: Uint8Array, options?: { train?: boolean; transform?: import('./borch_js.js').Transform; download?: boolean }): import('./borch_js.js').VisionDataset };
+  readonly Digits: { fromBytes(bytes: Uint8Array, options?: { train?: boolean; transform?: import('./borch_js.js').Transform; download?: boolean }): import('./borch_js.js').VisionDataset };
+}
+export declare const vision: { readonly models: VisionModels; readonly transforms: VisionTransforms; readonly datasets: VisionDatasets; readonly catalogue: Catalogue };\n";
 
 /// `vision.catalogue`: the browser's part of the catalogue loader (fetch, Cache API) over the
 /// core's checks (`catalogueManifest`, `catalogueLoadFrom`), defined before `vision`.
@@ -114,6 +130,7 @@ pub fn audit_generated() -> Vec<crate::audit::Finding> {
     );
     // The hand-written three forward one call each.
     members.extend(TRANSFORMS_CLOSE.lines().map(String::from));
+    members.extend(DATASETS.lines().map(String::from));
     objects_js()
         .lines()
         .filter(|line| {
