@@ -365,3 +365,46 @@ def run_vision(cases_text, adapter="", log=print):
     for f in failures[:20]:
         log(f)
     return {"ok": not failures and agreeing > 0, "summary": summary}
+
+
+def run_vision_datasets(root, cases_text, log=print):
+    """What torchvision's CIFAR10 / CIFAR100 / MNIST read from the synthetic files under ``root``
+    (tests/vision/files), through borch_webgpu.vision.datasets' ``from_bytes``."""
+    from borch_webgpu.vision import datasets as D
+
+    def read(path):
+        with open(f"{root}/{path}", "rb") as f:
+            return f.read()
+
+    make = {
+        ("CIFAR10", True): lambda: D.CIFAR10.from_bytes([read(f"cifar-10-batches-bin/data_batch_{i}.bin") for i in range(1, 6)]),
+        ("CIFAR10", False): lambda: D.CIFAR10.from_bytes([read("cifar-10-batches-bin/test_batch.bin")]),
+        ("CIFAR100", True): lambda: D.CIFAR100.from_bytes(read("cifar-100-binary/train.bin")),
+        ("CIFAR100", False): lambda: D.CIFAR100.from_bytes(read("cifar-100-binary/test.bin")),
+        ("MNIST", True): lambda: D.MNIST.from_bytes(read("MNIST/raw/train-images-idx3-ubyte"), read("MNIST/raw/train-labels-idx1-ubyte")),
+        ("MNIST", False): lambda: D.MNIST.from_bytes(read("MNIST/raw/t10k-images-idx3-ubyte.gz"), read("MNIST/raw/t10k-labels-idx1-ubyte.gz")),
+    }
+    cases = [json.loads(line) for line in cases_text.splitlines() if line.strip()]
+    agreeing, failures, samples = 0, [], 0
+    for c in (c for c in cases if c["kind"] == "dataset"):
+        ds = make[(c["class"], c["train"])]()
+        failure = None if len(ds) == c["len"] else f"len {len(ds)}, torchvision {c['len']}"
+        for i, want in enumerate(c["items"]):
+            if failure:
+                break
+            img, label = ds[i]
+            v = img.reshape(-1).tolist()
+            first = v[: len(want["first"])]
+            f32 = [torch.tensor([x], dtype=torch.float32).tolist()[0] for x in want["first"]]
+            if label != want["label"] or list(img.shape) != want["shape"] or abs(sum(v) - want["sum"]) > 1e-3 or first != f32:
+                failure = f"item {i}: label {label} shape {list(img.shape)} sum {sum(v)}"
+            samples += 1
+        if failure:
+            failures.append(f"{c['class']} train={c['train']}: {failure}")
+        else:
+            agreeing += 1
+    summary = f"golden[py] data (vision datasets): {agreeing} splits agreeing / {len(failures)} disagreeing, {samples} samples (CIFAR-10, CIFAR-100, MNIST from bytes)"
+    log(summary)
+    for f in failures:
+        log(f)
+    return {"ok": not failures and agreeing > 0, "summary": summary}

@@ -4,6 +4,6 @@ torchvision`` then ``torchvision.models.resnet18(num_classes=10)`` reads as torc
 ``vision.transforms`` forwards to borch-ts's ``vision.transforms`` (borch-vision's transform
 catalog). ``vision.catalogue`` is borch's verified model catalogue (borch-ts's ``vision.catalogue``)."""
 
-from . import catalogue, models, transforms
+from . import catalogue, datasets, models, transforms
 
-__all__ = ["catalogue", "models", "transforms"]
+__all__ = ["catalogue", "datasets", "models", "transforms"]

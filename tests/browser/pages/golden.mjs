@@ -7,7 +7,7 @@
 import { borch, log } from './common.mjs';
 import { runGoldenSuite } from './golden_suite.mjs';
 import { runDataSuite } from '/tests/node/data_suite.mjs';
-import { runVisionSuite, visionCases } from '/tests/node/vision_suite.mjs';
+import { runVisionDatasets, runVisionSuite, visionCases } from '/tests/node/vision_suite.mjs';
 
 async function text(path) {
   const res = await fetch(path);
@@ -31,8 +31,17 @@ async function dataFamily(adapter) {
   const vision = `golden[js] data (vision transforms): ${v.agreeing} agreeing / ${v.disagreeing} disagreeing / ${v.notImplemented} not implemented (${vm}), max |diff| ${v.worst.toExponential(2)} [${adapter}] in ${((performance.now() - t1) / 1000).toFixed(1)} s`;
   log(vision);
   for (const f of v.failures.slice(0, 20)) log(f);
-  const ok = r.disagreeing === 0 && r.agreeing > 0 && v.disagreeing === 0 && v.agreeing > 0;
-  return { ok, summary: `${summary}; ${vision}` };
+  const read = async (f) => {
+    const res = await fetch(`/tests/vision/files/${f}`);
+    if (!res.ok) throw new Error(`${f}: HTTP ${res.status}`);
+    return new Uint8Array(await res.arrayBuffer());
+  };
+  const d = await runVisionDatasets(borch, visionCases(await text('/tests/vision/cases.json')), read);
+  const datasets = `golden[js] data (vision datasets): ${d.agreeing} splits agreeing / ${d.disagreeing} disagreeing, ${d.samples} samples (CIFAR-10, CIFAR-100, MNIST from bytes)`;
+  log(datasets);
+  for (const f of d.failures) log(f);
+  const ok = r.disagreeing === 0 && r.agreeing > 0 && v.disagreeing === 0 && v.agreeing > 0 && d.disagreeing === 0 && d.agreeing > 0;
+  return { ok, summary: `${summary}; ${vision}; ${datasets}` };
 }
 
 async function main() {

@@ -48,7 +48,21 @@ data_runner.run(_data_cases, adapter=_data_adapter, log=_data_log)
     const v = await pyodide.runPythonAsync(`data_runner.run_vision(_vision_cases, adapter=_data_adapter, log=_data_log)`);
     const vision = v.toJs({ dict_converter: Object.fromEntries });
     v.destroy();
-    return { ok: out.ok && vision.ok, summary: `${out.summary}; ${vision.summary}` };
+    // The synthetic CIFAR / MNIST files, written into Pyodide's file system.
+    const files = ['cifar-10-batches-bin/data_batch_1.bin', 'cifar-10-batches-bin/data_batch_2.bin', 'cifar-10-batches-bin/data_batch_3.bin',
+      'cifar-10-batches-bin/data_batch_4.bin', 'cifar-10-batches-bin/data_batch_5.bin', 'cifar-10-batches-bin/test_batch.bin',
+      'cifar-100-binary/train.bin', 'cifar-100-binary/test.bin', 'MNIST/raw/train-images-idx3-ubyte', 'MNIST/raw/train-labels-idx1-ubyte',
+      'MNIST/raw/t10k-images-idx3-ubyte.gz', 'MNIST/raw/t10k-labels-idx1-ubyte.gz'];
+    for (const f of files) {
+      const res = await fetch(`/tests/vision/files/${f}`);
+      if (!res.ok) throw new Error(`${f}: HTTP ${res.status}`);
+      pyodide.FS.mkdirTree(`/tmp/vision_files/${f.slice(0, f.lastIndexOf('/'))}`);
+      pyodide.FS.writeFile(`/tmp/vision_files/${f}`, new Uint8Array(await res.arrayBuffer()));
+    }
+    const d = await pyodide.runPythonAsync(`data_runner.run_vision_datasets("/tmp/vision_files", _vision_cases, log=_data_log)`);
+    const datasets = d.toJs({ dict_converter: Object.fromEntries });
+    d.destroy();
+    return { ok: out.ok && vision.ok && datasets.ok, summary: `${out.summary}; ${vision.summary}; ${datasets.summary}` };
   };
   if (query.get('family') === 'data') return dataFamily();
 
