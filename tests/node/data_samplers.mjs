@@ -29,7 +29,33 @@ async function main() {
   const read = async (f) => new Uint8Array(readFileSync(new URL(`../vision/files/${f}`, import.meta.url)));
   const d = await runVisionDatasets(torch, visionCases(readFileSync(new URL('../vision/cases.json', import.meta.url), 'utf8')), read);
   console.log(`golden[node] data (vision datasets): ${d.agreeing} splits agreeing / ${d.disagreeing} disagreeing, ${d.samples} samples (CIFAR-10, CIFAR-100, MNIST from bytes)`);
-  const failures = [...r.failures.slice(0, 20), ...v.failures.slice(0, 20), ...d.failures];
+  // Errors from JavaScript callbacks and wrong arguments: the instance survives each.
+  const errors = [];
+  let checked = 0;
+  const expectThrow = async (what, f, kind, words) => {
+    checked += 1;
+    try {
+      await f();
+      errors.push(`${what}: no error`);
+    } catch (e) {
+      if ((e.kind ?? e.name) !== kind || !String(e.message).includes(words)) errors.push(`${what}: ${e.kind ?? e.name}: ${e.message}`);
+    }
+  };
+  const D = torch.data;
+  const bad = { length: 3, getItem: (i) => { if (i === 1) throw new RangeError('no sample 1'); return i; } };
+  await expectThrow('getItem throws', async () => { for await (const b of new D.DataLoader(bad, { batchSize: 2 })) void b; }, 'IndexError', 'no sample 1');
+  await expectThrow('collateFn throws', async () => { for await (const b of new D.DataLoader({ length: 2, getItem: (i) => i }, { batchSize: 2, collateFn: () => { throw new TypeError('bad batch'); } })) void b; }, 'TypeError', 'bad batch');
+  await expectThrow('not a dataset', () => new D.DataLoader(42), 'TypeError', 'getItem(i) and');
+  await expectThrow('a sample of a Map', async () => { for await (const b of new D.DataLoader({ length: 1, getItem: () => new Map() })) void b; }, 'TypeError', 'a sample must be');
+  await expectThrow('generator not a Generator', () => new D.RandomSampler({ length: 3, getItem: (i) => i }, { generator: 3 }), 'TypeError', 'generator must be a Generator');
+  await expectThrow('sampler and shuffle', () => new D.DataLoader({ length: 3, getItem: (i) => i }, { sampler: new D.SequentialSampler({ length: 3, getItem: (i) => i }), shuffle: true }), 'ValueError', 'mutually exclusive with shuffle');
+  await expectThrow('ToTensor inside a dataset transform', () => torch.vision.datasets.CIFAR100.fromBytes(new Uint8Array(0), { transform: torch.vision.transforms.Compose([torch.vision.transforms.ToTensor()]) }), 'TypeError', 'leave ToTensor');
+  await expectThrow('ToTensor not first', () => torch.vision.transforms.Compose([torch.vision.transforms.RandomHorizontalFlip(), torch.vision.transforms.ToTensor()]), 'TypeError', 'first');
+  await expectThrow('unknown transform option', () => torch.vision.transforms.RandomCrop(4, { paddingMod: 'edge' }), 'TypeError', 'padding_mod');
+  const alive = (await torch.ones([2]).sum().item()) === 2;
+  console.log(`data[node] errors: ${checked - errors.length} / ${checked} raise torch's error kind with the message; instance ${alive ? 'alive' : 'DEAD'}`);
+  if (!alive) errors.push('the instance did not survive');
+  const failures = [...r.failures.slice(0, 20), ...v.failures.slice(0, 20), ...d.failures, ...errors];
   if (failures.length || r.agreeing === 0 || v.agreeing === 0 || d.agreeing === 0) {
     console.log(failures.join('\n'));
     process.exit(1);
