@@ -215,11 +215,15 @@ impl Dataset for JsDataset {
     }
 }
 
-/// A thrown JavaScript value as a core error of the same kind (its `kind`, else its `name`).
+/// A thrown JavaScript value as a core error of the same kind (its `kind`, `type` or `name`).
 fn js_error(e: JsValue) -> BorchError {
     let field = |k: &str| Reflect::get(&e, &k.into()).ok().and_then(|v| v.as_string());
     let message = field("message").unwrap_or_else(|| crate::js::describe(&e));
-    match field("kind").or_else(|| field("name")).as_deref() {
+    // `kind`: borch's errors; `type`: Pyodide's PythonError names the Python exception's class.
+    let kind = field("kind")
+        .or_else(|| field("type"))
+        .or_else(|| field("name"));
+    match kind.as_deref() {
         Some("TypeError") => BorchError::Type(message),
         Some("IndexError" | "RangeError") => BorchError::Index(message),
         Some("KeyError") => BorchError::Key(message),

@@ -260,6 +260,38 @@ HANDLERS = {
 }
 
 
+class Failing(data.Dataset):
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, i):
+        if i == 1:
+            raise IndexError("no sample 1")
+        return i
+
+
+def bad_batch(batch):
+    raise TypeError("bad batch")
+
+
+def error_checks():
+    """A Python dataset's exception keeps its class through borch-ts; torch's option errors."""
+    out = []
+    for what, make, kind, words in (
+        ("__getitem__ raises", lambda: list(data.DataLoader(Failing(), batch_size=2)), IndexError, "no sample 1"),
+        ("collate_fn raises", lambda: list(data.DataLoader(Failing(), batch_size=1, collate_fn=bad_batch)), TypeError, "bad batch"),
+        ("num_workers", lambda: data.DataLoader(Failing(), num_workers=2), NotImplementedError, "num_workers"),
+        ("sampler and shuffle", lambda: data.DataLoader(Failing(), sampler=data.SequentialSampler(Failing()), shuffle=True), ValueError, "mutually exclusive with shuffle"),
+    ):
+        try:
+            make()
+            out.append(f"errors/{what}: no error")
+        except Exception as e:  # the class must be the expected one
+            if not isinstance(e, kind) or words not in str(e):
+                out.append(f"errors/{what}: {type(e).__name__}: {e}")
+    return out
+
+
 def run(cases_json, adapter="", log=print):
     started = time.time()
     cases = json.loads(cases_json)["cases"]
@@ -277,10 +309,13 @@ def run(cases_json, adapter="", log=print):
             failures.append(f"{c['name']}: {failure}")
         else:
             agreeing += 1
+    errors = error_checks()
+    failures += errors
     listed = ", ".join(f"{k} {n}" for k, n in missing.items())
     summary = (
         f"golden[py] data: {agreeing} agreeing / {len(failures)} disagreeing / "
-        f"{sum(missing.values())} not implemented ({listed}) [{adapter}] in {time.time() - started:.1f} s"
+        f"{sum(missing.values())} not implemented ({listed}); error checks {4 - len(errors)} / 4 "
+        f"[{adapter}] in {time.time() - started:.1f} s"
     )
     log(summary)
     shown = {}
