@@ -7,17 +7,34 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use borch_data::{DataLoader, DataLoaderIter, DataLoaderOptions, Sample, TensorDataset};
-use js_sys::{Array, Object, Reflect};
+use borch_data::{
+    ConcatDataset, DataLoader, DataLoaderIter, DataLoaderOptions, Subset, TensorDataset,
+};
+use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
 
+use crate::data_values::{self as values, Handle, Registered, to_value};
 use crate::errors::{IntoJs, JsResult, to_js};
-use crate::tensor::JsTensor;
 
 #[wasm_bindgen(typescript_custom_section)]
 const DATA_TYPES: &str = r#"
 /** What a DataLoader batch holds: tensors (stacked rows), arrays of batches, plain objects. */
 export type Batch = Tensor | number | boolean | string | Batch[] | { [key: string]: Batch };
+/** `new DataLoader(dataset, options)`: torch's keywords in camelCase. */
+export interface DataLoaderOptions {
+  batchSize?: number | null;
+  shuffle?: boolean | null;
+  sampler?: SequentialSampler | RandomSampler | SubsetRandomSampler | WeightedRandomSampler;
+  batchSampler?: BatchSampler;
+  collateFn?: (samples: Batch[]) => Batch;
+  dropLast?: boolean;
+  generator?: Generator;
+}
+/** A dataset written in JavaScript: torch's `__getitem__` and `__len__`. */
+export interface MapDataset {
+  getItem(index: number): Batch;
+  readonly length: number;
+}
 export interface DataLoader {
   /** `for await (const [x, y] of loader)`: one pass, torch's order for the seed. */
   [Symbol.asyncIterator](): AsyncIterator<Batch[]>;
@@ -26,13 +43,46 @@ export interface DataLoader {
 
 /// `TensorDataset(*tensors)`: sample `i` is each tensor's row `i`.
 #[wasm_bindgen(js_name = TensorDataset)]
-pub struct JsTensorDataset(#[wasm_bindgen(skip)] pub Rc<TensorDataset>);
+pub struct JsTensorDataset(#[wasm_bindgen(skip)] pub Rc<TensorDataset>, Registered);
 
 impl From<TensorDataset> for JsTensorDataset {
     fn from(d: TensorDataset) -> JsTensorDataset {
-        JsTensorDataset(Rc::new(d))
+        let d = Rc::new(d);
+        let r = Registered::new(Handle::Dataset(d.clone()));
+        JsTensorDataset(d, r)
     }
 }
+
+/// `length`, `getItem(i)` and the registry id, for each dataset class.
+macro_rules! dataset_methods {
+    ($rust:ident, $js:ident) => {
+        #[wasm_bindgen(js_class = $js)]
+        impl $rust {
+            /// `len(dataset)`.
+            #[wasm_bindgen(getter)]
+            pub fn length(&self) -> usize {
+                borch_data::Dataset::len(self.0.as_ref())
+            }
+            /// `dataset[index]` (negative counts from the end where torch's does).
+            #[wasm_bindgen(js_name = getItem, unchecked_return_type = "Batch")]
+            pub fn get_item(&self, index: JsValue) -> JsResult<JsValue> {
+                let i = crate::bind::build("__getitem__", "idx: Int", &Array::of1(&index), |a| {
+                    a.i64(0)
+                })?;
+                to_value(borch_data::Dataset::get(self.0.as_ref(), i).map_err(to_js)?)
+            }
+            /// The registry id `DataLoader`, `Subset`, … find this dataset by.
+            #[wasm_bindgen(getter = __borchData)]
+            pub fn data_id(&self) -> f64 {
+                self.1.id()
+            }
+        }
+    };
+}
+
+dataset_methods!(JsTensorDataset, TensorDataset);
+dataset_methods!(JsSubset, Subset);
+dataset_methods!(JsConcatDataset, ConcatDataset);
 
 #[wasm_bindgen(js_class = TensorDataset)]
 impl JsTensorDataset {
@@ -47,16 +97,111 @@ impl JsTensorDataset {
         })
         .map(JsTensorDataset::from)
     }
+}
 
-    /// `len(dataset)`.
-    #[wasm_bindgen(getter)]
-    pub fn length(&self) -> usize {
-        borch_data::Dataset::len(self.0.as_ref())
+/// `Subset(dataset, indices)`.
+#[wasm_bindgen(js_name = Subset)]
+pub struct JsSubset(Rc<Subset>, Registered);
+
+impl From<Subset> for JsSubset {
+    fn from(d: Subset) -> JsSubset {
+        let d = Rc::new(d);
+        let r = Registered::new(Handle::Dataset(d.clone()));
+        JsSubset(d, r)
     }
 }
 
-/// `DataLoader(dataset, batch_size=1, shuffle=False, drop_last=False)`, single process; the global
-/// generator (`manualSeed`) draws the order, as torch's does without `generator=`.
+#[wasm_bindgen(js_class = Subset)]
+impl JsSubset {
+    /// `new Subset(dataset, indices)`: a borch-ts dataset or a `{ getItem(i), length }` object.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        dataset: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number[]")] indices: JsValue,
+    ) -> JsResult<JsSubset> {
+        let d = values::dataset("Subset", &dataset)?;
+        crate::bind::build("Subset", "indices: Ints", &Array::of1(&indices), |a| {
+            let i = a.ints(0)?.into_iter().map(|i| i as i64).collect();
+            Ok(Subset::new(d, i))
+        })
+        .map(JsSubset::from)
+    }
+
+    /// `subset.indices`.
+    #[wasm_bindgen(getter, unchecked_return_type = "number[]")]
+    pub fn indices(&self) -> Array {
+        self.0
+            .indices()
+            .iter()
+            .map(|&i| JsValue::from_f64(i as f64))
+            .collect()
+    }
+}
+
+/// `ConcatDataset(datasets)`.
+#[wasm_bindgen(js_name = ConcatDataset)]
+pub struct JsConcatDataset(Rc<ConcatDataset>, Registered);
+
+#[wasm_bindgen(js_class = ConcatDataset)]
+impl JsConcatDataset {
+    /// `new ConcatDataset([a, b, ...])`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "unknown[]")] datasets: JsValue,
+    ) -> JsResult<JsConcatDataset> {
+        let items = crate::js::elements(&datasets)?.ok_or_else(|| {
+            crate::errors::type_error("ConcatDataset(): datasets must be an array")
+        })?;
+        let parts = items
+            .iter()
+            .map(|d| values::dataset("ConcatDataset", d))
+            .collect::<JsResult<Vec<_>>>()?;
+        let d = Rc::new(ConcatDataset::new(parts).map_err(to_js)?);
+        let r = Registered::new(Handle::Dataset(d.clone()));
+        Ok(JsConcatDataset(d, r))
+    }
+
+    /// `cumulative_sizes`.
+    #[wasm_bindgen(getter = cumulativeSizes, unchecked_return_type = "number[]")]
+    pub fn cumulative_sizes(&self) -> Array {
+        self.0
+            .cumulative_sizes()
+            .iter()
+            .map(|&i| JsValue::from_f64(i as f64))
+            .collect()
+    }
+}
+
+/// `random_split(dataset, lengths, generator=default_generator)`: lengths or fractions.
+#[wasm_bindgen(js_name = randomSplit, unchecked_return_type = "Subset[]")]
+pub fn random_split(
+    dataset: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "number[]")] lengths: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "{ generator?: Generator }")] options: Option<Object>,
+) -> JsResult<Array> {
+    let d = values::dataset("random_split", &dataset)?;
+    let lengths = values::floats("random_split", &lengths)?;
+    let (_, picked) = values::split_options(options, &["generator"])?;
+    let g = values::generator("random_split", &picked[0])?;
+    let parts = borch_data::random_split(d, &lengths, g.as_ref()).map_err(to_js)?;
+    Ok(parts
+        .into_iter()
+        .map(|p| JsValue::from(JsSubset::from(p)))
+        .collect())
+}
+
+/// `default_collate(batch)`: a list of samples into one batch (tensors stacked, numbers into a
+/// tensor, sequences and objects collated position by position / key by key).
+#[wasm_bindgen(js_name = defaultCollate, unchecked_return_type = "Batch")]
+pub fn default_collate(
+    #[wasm_bindgen(unchecked_param_type = "Batch[]")] batch: JsValue,
+) -> JsResult<JsValue> {
+    let samples = values::samples("default_collate", &batch)?;
+    to_value(borch_data::default_collate(samples).map_err(to_js)?)
+}
+
+/// `DataLoader(dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
+/// collate_fn=None, drop_last=False, generator=None)`, single process.
 #[wasm_bindgen(js_name = DataLoader)]
 pub struct JsDataLoader(#[wasm_bindgen(skip)] pub DataLoader);
 
@@ -68,25 +213,59 @@ impl From<DataLoader> for JsDataLoader {
 
 #[wasm_bindgen(js_class = DataLoader)]
 impl JsDataLoader {
-    /// `new DataLoader(dataset, { batchSize, shuffle, dropLast })`.
+    /// `new DataLoader(dataset, { batchSize, shuffle, sampler, batchSampler, collateFn,
+    /// dropLast, generator })`; the dataset a borch-ts dataset or a `{ getItem(i), length }`.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        dataset: &JsTensorDataset,
-        #[wasm_bindgen(
-            unchecked_param_type = "{ batchSize?: number, shuffle?: boolean, dropLast?: boolean }"
-        )]
-        options: Option<Object>,
+        dataset: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "DataLoaderOptions")] options: Option<Object>,
     ) -> JsResult<JsDataLoader> {
-        let signature = "batch_size: Int = 1, shuffle: Bool = False, drop_last: Bool = False";
-        let args = options.map(|o| Array::of1(&o)).unwrap_or_default();
-        crate::bind::build("DataLoader", signature, &args, |a| {
+        let name = "DataLoader";
+        let d = values::dataset(name, &dataset)?;
+        let keys = [
+            "sampler",
+            "batch_sampler",
+            "collate_fn",
+            "generator",
+            "batch_size",
+        ];
+        let (rest, picked) = values::split_options(options, &keys)?;
+        let given = |v: &JsValue| !(v.is_undefined() || v.is_null());
+        let sampler = given(&picked[0])
+            .then(|| values::sampler(name, &picked[0]))
+            .transpose()?;
+        let batch_sampler = given(&picked[1])
+            .then(|| values::batch_sampler(name, &picked[1]))
+            .transpose()?;
+        let collate_fn = values::collate_fn(name, &picked[2])?;
+        let generator = values::generator(name, &picked[3])?;
+        // `batchSize: null` turns batching off (torch's batch_size=None); left out, it is 1.
+        let batch_size = if picked[4].is_null() {
+            None
+        } else {
+            let args = Array::of1(&picked[4]);
+            Some(crate::bind::build(
+                name,
+                "batch_size: Int = 1",
+                &args,
+                |a| a.int(0),
+            )?)
+        };
+        let signature = "shuffle: Bool = None, drop_last: Bool = False";
+        crate::bind::build(name, signature, &Array::of1(&rest), |a| {
             let options = DataLoaderOptions {
-                batch_size: Some(a.usize(0)?),
-                shuffle: Some(a.bool(1)?),
-                drop_last: a.bool(2)?,
-                ..DataLoaderOptions::default()
+                batch_size: batch_size.map(|b| b.max(0) as usize),
+                shuffle: match a.get(0) {
+                    borch_tensor::api::Value::None => None,
+                    _ => Some(a.bool(0)?),
+                },
+                sampler,
+                batch_sampler,
+                drop_last: a.bool(1)?,
+                collate_fn,
+                generator,
             };
-            DataLoader::new(dataset.0.clone(), options)
+            DataLoader::new(d, options)
         })
         .map(JsDataLoader::from)
     }
@@ -118,44 +297,7 @@ impl JsDataLoaderIterator {
     /// The iterator protocol's step: `{ value: batch, done: false }`, then `{ done: true }`.
     #[wasm_bindgen(unchecked_return_type = "IteratorResult<Batch[], undefined>")]
     pub fn next(&self) -> JsResult<JsValue> {
-        step(self.0.borrow_mut().next())
+        let next = self.0.borrow_mut().next();
+        values::step(next.map(|b| b.map_err(to_js).and_then(to_value)))
     }
-}
-
-/// `{ value, done }` from the core's next batch.
-fn step(next: Option<borch_tensor::Result<Sample>>) -> JsResult<JsValue> {
-    let out = Object::new();
-    let (value, done) = match next {
-        Some(batch) => (to_value(batch.map_err(to_js)?)?, false),
-        None => (JsValue::UNDEFINED, true),
-    };
-    Reflect::set(&out, &"value".into(), &value)?;
-    Reflect::set(&out, &"done".into(), &JsValue::from_bool(done))?;
-    Ok(out.into())
-}
-
-/// A batch as JavaScript values: tensors as `Tensor`s, lists and tuples as arrays, dicts as plain
-/// objects, numbers, booleans and strings as themselves.
-fn to_value(sample: Sample) -> JsResult<JsValue> {
-    Ok(match sample {
-        Sample::Tensor(t) => JsTensor::from(t).into(),
-        Sample::Int(i) => JsValue::from_f64(i as f64),
-        Sample::Float(f) => JsValue::from_f64(f),
-        Sample::Bool(b) => JsValue::from_bool(b),
-        Sample::Str(s) => JsValue::from_str(&s),
-        Sample::Tuple(items) | Sample::List(items) => {
-            let out = Array::new();
-            for item in items {
-                out.push(&to_value(item)?);
-            }
-            out.into()
-        }
-        Sample::Dict(entries) => {
-            let out = Object::new();
-            for (k, v) in entries {
-                Reflect::set(&out, &JsValue::from_str(&k), &to_value(v)?)?;
-            }
-            out.into()
-        }
-    })
 }

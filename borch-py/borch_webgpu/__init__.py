@@ -9,6 +9,7 @@ from ._grad import enable_grad, no_grad, scope, set_grad_enabled
 from ._tensor import Tensor
 from ._creation import tensor
 from ._compile import compile
+from ._generator import Generator
 from . import autograd, cuda, nn, onnx, optim
 from . import ao
 from .serialization import load, load_checkpoint, save, save_checkpoint
@@ -33,6 +34,7 @@ uint8 = _bridge.uint8
 
 __all__ = [
     "DeviceError",
+    "Generator",
     "ao",
     "autograd",
     "onnx",

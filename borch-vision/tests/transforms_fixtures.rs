@@ -33,6 +33,35 @@ fn pair(v: &Value) -> (f64, f64) {
     (p[0], p[1])
 }
 
+/// A fixture's keyword value as the binder's.
+fn api_value(v: &Value) -> borch_tensor::api::Value {
+    use borch_tensor::api::Value as V;
+    match v {
+        Value::Null => V::None,
+        Value::Bool(b) => V::Bool(*b),
+        Value::Number(n) => n
+            .as_i64()
+            .map_or_else(|| V::Float(n.as_f64().unwrap()), V::Int),
+        Value::String(s) => V::Str(s.clone()),
+        Value::Array(a) => V::List(a.iter().map(api_value).collect()),
+        Value::Object(_) => V::Other("dict".into()),
+    }
+}
+
+/// The same transform built through the catalog the bindings use (`build_transform` with
+/// torchvision's keywords), shared into the pipeline.
+fn build_by_name(name: &str, a: &Value) -> Box<dyn Transform> {
+    let keywords = a
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), api_value(v)))
+        .collect();
+    let t = borch_vision::transforms::catalog::build_transform(name, vec![], keywords)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    borch_vision::transforms::catalog::shared(t)
+}
+
 fn build(name: &str, a: &Value) -> Box<dyn Transform> {
     let get = |k: &str| a.get(k).filter(|v| !v.is_null());
     match name {
@@ -159,10 +188,15 @@ fn seeded_pipelines_match_torchvision() -> Result<()> {
         let transforms = case["transforms"].as_array().unwrap();
         manual_seed(case["seed"].as_u64().unwrap());
         let x = image(&shape)?;
+        // Every other case builds through the catalog (borch-ts's and borch_webgpu's path).
+        let by_name = total % 2 == 0;
         let pipeline = Compose::new(
             transforms
                 .iter()
-                .map(|t| build(t[0].as_str().unwrap(), &t[1]))
+                .map(|t| {
+                    let make = if by_name { build_by_name } else { build };
+                    make(t[0].as_str().unwrap(), &t[1])
+                })
                 .collect(),
         );
         let label = format!(

@@ -25,6 +25,8 @@ mod convert;
 mod geometry;
 mod random;
 
+pub mod catalog;
+
 pub use convert::{Normalize, PILToTensor, ToTensor};
 pub use geometry::{CenterCrop, Resize, center_crop, crop, hflip, pad, resize, vflip};
 pub use random::{RandomCrop, RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip};

@@ -32,6 +32,40 @@ async function main() {
   pyodide.FS.writeFile(`${sitePackages}/golden_runner.py`, runner);
   log(`pyodide ${pyodide.version}, borch_webgpu from ${wheelName}: ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
+  // The "data" family (tests/data/data_runner.py: torch.utils.data against tests/data/cases.json).
+  pyodide.FS.writeFile(`${sitePackages}/data_runner.py`, await text('/tests/data/data_runner.py'));
+  pyodide.globals.set('_data_cases', await text('/tests/data/cases.json'));
+  pyodide.globals.set('_data_adapter', adapter);
+  pyodide.globals.set('_data_log', log);
+  const dataFamily = async () => {
+    const r = await pyodide.runPythonAsync(`
+import data_runner
+data_runner.run(_data_cases, adapter=_data_adapter, log=_data_log)
+`);
+    const out = r.toJs({ dict_converter: Object.fromEntries });
+    r.destroy();
+    pyodide.globals.set('_vision_cases', await text('/tests/vision/cases.json'));
+    const v = await pyodide.runPythonAsync(`data_runner.run_vision(_vision_cases, adapter=_data_adapter, log=_data_log)`);
+    const vision = v.toJs({ dict_converter: Object.fromEntries });
+    v.destroy();
+    // The synthetic CIFAR / MNIST files, written into Pyodide's file system.
+    const files = ['cifar-10-batches-bin/data_batch_1.bin', 'cifar-10-batches-bin/data_batch_2.bin', 'cifar-10-batches-bin/data_batch_3.bin',
+      'cifar-10-batches-bin/data_batch_4.bin', 'cifar-10-batches-bin/data_batch_5.bin', 'cifar-10-batches-bin/test_batch.bin',
+      'cifar-100-binary/train.bin', 'cifar-100-binary/test.bin', 'MNIST/raw/train-images-idx3-ubyte', 'MNIST/raw/train-labels-idx1-ubyte',
+      'MNIST/raw/t10k-images-idx3-ubyte.gz', 'MNIST/raw/t10k-labels-idx1-ubyte.gz'];
+    for (const f of files) {
+      const res = await fetch(`/tests/vision/files/${f}`);
+      if (!res.ok) throw new Error(`${f}: HTTP ${res.status}`);
+      pyodide.FS.mkdirTree(`/tmp/vision_files/${f.slice(0, f.lastIndexOf('/'))}`);
+      pyodide.FS.writeFile(`/tmp/vision_files/${f}`, new Uint8Array(await res.arrayBuffer()));
+    }
+    const d = await pyodide.runPythonAsync(`data_runner.run_vision_datasets("/tmp/vision_files", _vision_cases, log=_data_log)`);
+    const datasets = d.toJs({ dict_converter: Object.fromEntries });
+    d.destroy();
+    return { ok: out.ok && vision.ok && datasets.ok, summary: `${out.summary}; ${vision.summary}; ${datasets.summary}` };
+  };
+  if (query.get('family') === 'data') return dataFamily();
+
   // Entered with runPythonAsync: reads inside borch_webgpu settle promises with run_sync.
   const args = { golden, bindings, adapter, filter: FILTER, verbose: VERBOSE, every: EVERY, log };
   for (const [k, v] of Object.entries(args)) pyodide.globals.set(`_golden_${k}`, v);
@@ -42,8 +76,9 @@ golden_runner.run(_golden_golden, _golden_bindings, adapter=_golden_adapter, fil
 `);
   const r = result.toJs({ dict_converter: Object.fromEntries });
   result.destroy();
+  const data = await dataFamily();
   log(`golden[py]: page total ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { ok: r.ok, summary: r.summary };
+  return { ok: r.ok && data.ok, summary: `${r.summary}; ${data.summary}` };
 }
 
 window.__borchDone = main().catch((e) => {

@@ -11,13 +11,31 @@ use super::{camel, types};
 
 const OPEN: &str = "const vision_models = Object.freeze({";
 const CLOSE: &str = "});";
-const EXPORT: &str = "export const vision = Object.freeze({ models: vision_models, catalogue });";
+const EXPORT: &str = "export const vision = Object.freeze({ models: vision_models, transforms: vision_transforms, datasets: vision_datasets, catalogue });";
+/// `vision.datasets`: borch-vision's readers from bytes, one forwarding call each.
+const DATASETS: &str = "const vision_datasets = Object.freeze({
+  CIFAR10: Object.freeze({ fromBytes: function (batches, options) { return classes.VisionDataset.cifar10FromBytes(batches, options); } }),
+  CIFAR100: Object.freeze({ fromBytes: function (bytes, options) { return classes.VisionDataset.cifar100FromBytes(bytes, options); } }),
+  MNIST: Object.freeze({ fromBytes: function (images, labels, options) { return classes.VisionDataset.mnistFromBytes(images, labels, options); } }),
+  FashionMNIST: Object.freeze({ fromBytes: function (images, labels, options) { return classes.VisionDataset.fashionMnistFromBytes(images, labels, options); } }),
+  Digits: Object.freeze({ fromBytes: function (bytes, options) { return classes.VisionDataset.digitsFromBytes(bytes, options); } }),
+});";
+/// `vision.transforms`: the catalog's transforms by name, then the hand-written three.
+const TRANSFORMS_OPEN: &str = "const vision_transforms = Object.freeze({";
+const TRANSFORMS_CLOSE: &str = "  ToTensor: function () { return wasm.toTensorTransform(); },
+  PILToTensor: function () { return wasm.pilToTensorTransform(); },
+  Compose: function (transforms) { return wasm.composeTransforms(transforms); },
+});";
 
 fn member(name: &str) -> String {
     format!(
         "  {}: function (...args) {{ return buildModel({name:?}, args); }},",
         camel(name)
     )
+}
+
+fn transform_member(name: &str) -> String {
+    format!("  {name}: function (...args) {{ return wasm.newTransform({name:?}, args); }},")
 }
 
 /// The generated JavaScript.
@@ -28,7 +46,16 @@ pub fn objects_js() -> String {
     for m in borch_js::vision_models() {
         writeln!(out, "{}", member(m.name)).unwrap();
     }
-    out + CLOSE + "\n" + EXPORT + "\n"
+    out += CLOSE;
+    writeln!(
+        out,
+        "\n// vision.transforms generated from borch_vision::transforms::catalog; do not edit.\n{TRANSFORMS_OPEN}"
+    )
+    .unwrap();
+    for t in borch_js::vision_transforms() {
+        writeln!(out, "{}", transform_member(t.name)).unwrap();
+    }
+    out + TRANSFORMS_CLOSE + "\n" + DATASETS + "\n" + EXPORT + "\n"
 }
 
 /// The declarations: `export interface VisionModels { resnet18(options?: { … }): Module; }`.
@@ -56,13 +83,33 @@ pub fn declarations() -> String {
         )
         .unwrap();
     }
-    out + "}\n" + CATALOGUE_D_TS + DECLARE
+    out += "}\n\n/** torchvision.transforms (generated from borch_vision::transforms::catalog). */\nexport interface VisionTransforms {\n";
+    for t in borch_js::vision_transforms() {
+        writeln!(
+            out,
+            "  /** torchvision.transforms.{}({}) */\n  {}(...args: unknown[]): import('./borch_js.js').Transform;",
+            t.name, t.signature, t.name
+        )
+        .unwrap();
+    }
+    out += "  /** ToTensor(): forward(ImageData | Uint8Array, [h, w, c]) -> CHW float32 / 255 */\n  ToTensor(): import('./borch_js.js').Transform;\n";
+    out += "  /** PILToTensor(): the values kept (int64: borch has no uint8) */\n  PILToTensor(): import('./borch_js.js').Transform;\n";
+    out += "  Compose(transforms: import('./borch_js.js').Transform[]): import('./borch_js.js').Transform;\n}\n";
+    out + CATALOGUE_D_TS + DECLARE
 }
 
 /// The declarations of `vision.catalogue` (its hand-written JavaScript is
 /// build_js/catalogue.js).
 const CATALOGUE_D_TS: &str = include_str!("../build_js/catalogue.d.ts");
-const DECLARE: &str = "export declare const vision: { readonly models: VisionModels; readonly catalogue: Catalogue };\n";
+const DECLARE: &str = "/** vision.datasets: readers from bytes (`CIFAR10.fromBytes([batch, ...], { train, transform })`). */
+export interface VisionDatasets {
+  readonly CIFAR10: { fromBytes(batches: Uint8Array[], options?: { train?: boolean; transform?: import('./borch_js.js').Transform; download?: boolean }): import('./borch_js.js').VisionDataset };
+  readonly CIFAR100: { fromBytes(bytes: Uint8Array, options?: { train?: boolean; transform?: import('./borch_js.js').Transform; download?: boolean }): import('./borch_js.js').VisionDataset };
+  readonly MNIST: { fromBytes(images: Uint8Array, labels: Uint8Array, options?: { train?: boolean; transform?: import('./borch_js.js').Transform; download?: boolean }): import('./borch_js.js').VisionDataset };
+  readonly FashionMNIST: { fromBytes(images: Uint8Array, labels: Uint8Array, options?: { train?: boolean; transform?: import('./borch_js.js').Transform; download?: boolean }): import('./borch_js.js').VisionDataset };
+  readonly Digits: { fromBytes(bytes: Uint8Array, options?: { train?: boolean; transform?: import('./borch_js.js').Transform; download?: boolean }): import('./borch_js.js').VisionDataset };
+}
+export declare const vision: { readonly models: VisionModels; readonly transforms: VisionTransforms; readonly datasets: VisionDatasets; readonly catalogue: Catalogue };\n";
 
 /// `vision.catalogue`: the browser's part of the catalogue loader (fetch, Cache API) over the
 /// core's checks (`catalogueManifest`, `catalogueLoadFrom`), defined before `vision`.
@@ -72,16 +119,24 @@ pub fn catalogue_js() -> &'static str {
 
 /// Lines of the generated JavaScript that are not a forwarding line (for the audit).
 pub fn audit_generated() -> Vec<crate::audit::Finding> {
-    let members: Vec<String> = borch_js::vision_models()
+    let mut members: Vec<String> = borch_js::vision_models()
         .iter()
         .map(|m| member(m.name))
         .collect();
+    members.extend(
+        borch_js::vision_transforms()
+            .iter()
+            .map(|t| transform_member(t.name)),
+    );
+    // The hand-written three forward one call each.
+    members.extend(TRANSFORMS_CLOSE.lines().map(String::from));
+    members.extend(DATASETS.lines().map(String::from));
     objects_js()
         .lines()
         .filter(|line| {
             !(line.is_empty()
                 || line.starts_with("// ")
-                || [OPEN, CLOSE, EXPORT].contains(line)
+                || [OPEN, CLOSE, EXPORT, TRANSFORMS_OPEN].contains(line)
                 || members.iter().any(|m| m == line))
         })
         .map(|line| crate::audit::Finding {
