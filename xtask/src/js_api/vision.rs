@@ -170,7 +170,7 @@ mod tests {
             d.contains("readonly catalogue: Catalogue")
                 && d.contains("export interface CatalogueEntry")
         );
-        assert!(js.contains("Object.freeze({ models: vision_models, catalogue })"));
+        assert!(js.contains(EXPORT));
         assert!(catalogue_js().contains("const catalogue = Object.freeze({"));
         assert!(audit_generated().is_empty());
     }
