@@ -198,13 +198,7 @@ impl Transform for RandomCrop {
         if let Some(p) = &self.padding {
             img = pad(&img, p, self.fill, &self.padding_mode)?;
         }
-        let (_, h, w) = dimensions(&img)?;
-        if self.pad_if_needed && w < size[1] {
-            img = pad(&img, &[size[1] - w, 0], self.fill, &self.padding_mode)?;
-        }
-        if self.pad_if_needed && h < size[0] {
-            img = pad(&img, &[0, size[0] - h], self.fill, &self.padding_mode)?;
-        }
+        img = self.pad_if_needed_to(&img, size)?;
         let [i, j, th, tw] = RandomCrop::get_params(&img, size, self.generator.as_ref())?;
         crop(&img, i, j, th, tw)
     }
@@ -270,16 +264,22 @@ impl Transform for RandomCrop {
 }
 
 impl RandomCrop {
+    /// `pad_if_needed=True`: an image narrower or shorter than `size` padded up to it.
+    fn pad_if_needed_to(&self, img: &Tensor, size: [usize; 2]) -> Result<Tensor> {
+        let mut img = img.clone();
+        let (_, h, w) = dimensions(&img)?;
+        if self.pad_if_needed && w < size[1] {
+            img = pad(&img, &[size[1] - w, 0], self.fill, &self.padding_mode)?;
+        }
+        if self.pad_if_needed && h < size[0] {
+            img = pad(&img, &[0, size[0] - h], self.fill, &self.padding_mode)?;
+        }
+        Ok(img)
+    }
+
     /// `forward`'s `pad_if_needed` and crop for each image of a batch already padded.
     fn crop_batch(&self, img: &Tensor, size: [usize; 2]) -> Result<Tensor> {
-        let mut img = img.clone();
-        let (_, ph, pw) = dimensions(&img)?;
-        if self.pad_if_needed && pw < size[1] {
-            img = pad(&img, &[size[1] - pw, 0], self.fill, &self.padding_mode)?;
-        }
-        if self.pad_if_needed && ph < size[0] {
-            img = pad(&img, &[0, size[0] - ph], self.fill, &self.padding_mode)?;
-        }
+        let img = self.pad_if_needed_to(img, size)?;
         let [n, c, h, w] = batch_dims(&img)?;
         let mut index = Vec::with_capacity(n * c * size[0] * size[1]);
         for image in 0..n {
