@@ -44,6 +44,17 @@ def sdpa_backends(dev):
     return out
 
 
+def profile(step, dev, top):
+    """One more step under torch.profiler; its kernels by device time (or CPU time on a CPU)."""
+    from torch.profiler import ProfilerActivity, profile as torch_profile
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
+    with torch_profile(activities=activities) as prof:
+        step()
+    key = "self_device_time_total" if dev.type == "cuda" else "self_cpu_time_total"
+    print(f"torch profile, one step (sorted by {key}):")
+    print(prof.key_averages().table(sort_by=key, row_limit=top, max_name_column_width=60))
+
+
 def borch_result(path):
     with open(path) as f:
         for line in f:
@@ -60,6 +71,8 @@ def main():
     p.add_argument("--reps", type=int, default=20)
     p.add_argument("--compare", help="output of `cargo xtask bench gpt` to compare with")
     p.add_argument("--device", default="cuda", help="cpu: a dry run that proves the script works")
+    p.add_argument("--profile", type=int, default=0, metavar="TOP",
+                   help="after the timed steps, one step under torch.profiler: the TOP kernels")
     args = p.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         raise SystemExit("torch sees no CUDA device")
@@ -108,6 +121,8 @@ def main():
         losses.append(step())
         times.append((time.perf_counter() - t0) * 1e3)
     med = statistics.median(times)
+    if args.profile:
+        profile(step, dev, args.profile)
     desc = f"{n_layer} layers x {n_head} heads x {n_embd} wide, context {block}, batch {batch}"
     print(f"torch gpt ({desc}, {n_params} parameters) AdamW training step: {med:.3f} ms median "
           f"to a read loss (first step {first:.0f} ms); loss {losses[0]:.4f} -> {losses[-1]:.4f}; "

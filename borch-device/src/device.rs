@@ -23,13 +23,14 @@ pub(crate) struct Pipeline {
 /// One WebGPU device with its pool, pipeline cache, open batch and counters. Cheap to clone.
 #[derive(Clone)]
 pub struct Device {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(crate) struct Inner {
     max_per_submit: std::sync::atomic::AtomicU64,
-    device: wgpu::Device,
-    queue: wgpu::Queue,
+    pub(crate) profiler: crate::profile::Profiler,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
     info: AdapterInfo,
     limits: wgpu::Limits,
     pool: Arc<Mutex<Pool>>,
@@ -81,6 +82,7 @@ impl Device {
         Ok(Device {
             inner: Arc::new(Inner {
                 max_per_submit: MAX_DISPATCHES_PER_SUBMIT.into(),
+                profiler: Default::default(),
                 info: AdapterInfo::from_wgpu(&adapter.get_info()),
                 device,
                 queue,
@@ -357,6 +359,9 @@ impl Device {
         }
         batch.dispatches += 1;
         Counters::add(&self.inner.counters.dispatches, 1);
+        if self.inner.profiler.is_on() {
+            return self.profile_dispatch(guard, kernel.key, workgroups);
+        }
         // A loop that never reads back would otherwise grow one encoder (and the pool) forever.
         if batch.dispatches
             >= self

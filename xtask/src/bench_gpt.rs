@@ -34,6 +34,8 @@ struct Options {
     batch: usize,
     warmup: usize,
     reps: usize,
+    /// `--profile N`: after the timed steps, one step profiled per kernel (top N printed).
+    profile: usize,
 }
 
 fn preset(name: &str) -> Result<(GptConfig, usize), String> {
@@ -61,6 +63,7 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
         batch,
         warmup: 3,
         reps: if software { 5 } else { 20 },
+        profile: 0,
     };
     let mut it = args.iter();
     while let Some(&arg) = it.next() {
@@ -87,6 +90,7 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
             },
             "--warmup" => o.warmup = n()?,
             "--reps" => o.reps = n()?.max(1),
+            "--profile" => o.profile = n()?,
             other => return Err(format!("unknown option {other}\n{}", crate::USAGE)),
         }
     }
@@ -162,6 +166,9 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         losses.push(step()?);
         times.push(t.elapsed().as_secs_f64() * 1e3);
         (dispatches, submits) = (device.dispatches() - d0, device.submits() - s0);
+    }
+    if o.profile > 0 {
+        crate::bench_profile::report(&device, o.profile, || step().map(drop))?;
     }
     let [forward, loss_d, backward, optimizer] = phases;
     let mut sorted = times.clone();

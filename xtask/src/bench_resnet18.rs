@@ -80,6 +80,8 @@ struct Args {
     steps: usize,
     width: usize,
     export: Option<String>,
+    /// `--profile N`: one more eager train step per batch, profiled per kernel (top N).
+    profile: usize,
 }
 
 fn parse(args: &[&str]) -> std::result::Result<Args, String> {
@@ -91,6 +93,7 @@ fn parse(args: &[&str]) -> std::result::Result<Args, String> {
         steps: 0,
         width: 64,
         export: None,
+        profile: 0,
     };
     let list = |v: &str, what: &str| -> std::result::Result<Vec<usize>, String> {
         v.split(',')
@@ -118,6 +121,7 @@ fn parse(args: &[&str]) -> std::result::Result<Args, String> {
             "--steps" => o.steps = value()?.parse().map_err(|_| bad("--steps"))?,
             "--width" => o.width = value()?.parse().map_err(|_| bad("--width"))?,
             "--export-weights" => o.export = Some(value()?.to_string()),
+            "--profile" => o.profile = value()?.parse().map_err(|_| bad("--profile"))?,
             other => return Err(format!("unknown option {other}\n{}", crate::USAGE)),
         }
     }
@@ -404,6 +408,12 @@ fn bench(o: &Args) -> Result<()> {
             let extra = json!({"first_loss": t.first, "last_loss": t.last, "peak_bytes": peak,
                 "traces": traces(&run.traces)});
             print("train", batch, mode, &strip(t), extra);
+            if o.profile > 0 && mode == Mode::Eager {
+                crate::bench_profile::report(&device, o.profile, || {
+                    (run.call)().map(drop).map_err(|e| e.to_string())
+                })
+                .map_err(BorchError::Value)?;
+            }
         }
     }
 
