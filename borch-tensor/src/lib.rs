@@ -41,6 +41,7 @@ pub use ops::conv3d::conv3d;
 pub use ops::creation::{arange, arange_to, empty, eye, full, linspace, ones, zeros};
 pub use ops::elementwise::where_cond;
 pub use ops::join::{cat, stack};
+pub use ops::layer_norm::{layer_norm_fusable, layer_norm_fused};
 pub use ops::pool::{adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices};
 pub use ops::pool_adaptive::{
     adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool2d,

@@ -1,4 +1,5 @@
-//! torch's `F.layer_norm` and `F.rms_norm`, composed from reductions and elementwise ops.
+//! torch's `F.layer_norm` (borch-tensor's fused kernels where they apply, else composed) and
+//! `F.rms_norm`, composed from reductions and elementwise ops.
 
 use borch_tensor::{BorchError, Result, Tensor};
 
@@ -48,6 +49,9 @@ pub fn layer_norm(
     let span = Span::begin();
     let out = (|| {
         let dims = normalized_dims(input, normalized_shape, ", ")?;
+        if borch_tensor::layer_norm_fusable(input, normalized_shape, weight, bias) {
+            return borch_tensor::layer_norm_fused(input, normalized_shape, weight, bias, eps);
+        }
         let centered = input.sub(&input.mean(Some(&dims), true)?)?;
         let var = centered.square()?.mean(Some(&dims), true)?;
         let normed = centered.mul(&var.add(eps)?.rsqrt()?)?;

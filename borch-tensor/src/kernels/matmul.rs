@@ -287,8 +287,17 @@ pub(crate) struct Gemm<'a> {
     pub relu: bool,
 }
 
-/// Run the kernel; the result has shape `[batch..., M, N]`.
+/// Run the kernel (over slices of K where the output is too small to fill the GPU); the
+/// result has shape `[batch..., M, N]`.
 pub(crate) fn gemm(g: &Gemm<'_>) -> Result<Tensor> {
+    match super::matmul_split_k::slices(g) {
+        Some(slices) => super::matmul_split_k::gemm_split_k(g, slices),
+        None => gemm_direct(g),
+    }
+}
+
+/// Run the kernel once over the whole of K.
+pub(crate) fn gemm_direct(g: &Gemm<'_>) -> Result<Tensor> {
     let (a, b) = (g.a, g.b);
     let dtype = a.dtype();
     if !matches!(dtype, DType::Float32 | DType::Int64) {

@@ -6,8 +6,10 @@ pub(crate) mod check;
 pub(crate) mod conv_gemm;
 pub(crate) mod conv_gemm_wgsl;
 pub(crate) mod gather;
+pub(crate) mod layer_norm;
 pub(crate) mod map;
 pub(crate) mod matmul;
+pub(crate) mod matmul_split_k;
 pub(crate) mod one_hot;
 pub mod prelude;
 pub(crate) mod reduce;
@@ -76,6 +78,7 @@ pub(crate) fn shape_sources() -> Vec<(String, String)> {
     out.extend(conv_gemm::sources());
     out.extend(batch_norm::sources());
     out.extend(batch_norm_split::sources());
+    out.extend(layer_norm::sources());
     out.extend(sdpa::sources());
     out.extend(rnn_gates::sources());
     out.extend(rnn_layer::sources());

@@ -18,6 +18,7 @@ pub mod index_put;
 pub mod indexing;
 pub mod inplace_ops;
 pub mod join;
+pub mod layer_norm;
 pub mod linalg;
 pub mod matmul;
 pub mod moments;

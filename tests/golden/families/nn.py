@@ -90,6 +90,9 @@ def embedding_and_norms():
     yield case("F.embedding/transposed_weight", "F.embedding",
                [IX([2, 0], [2]), In(floats(15, seed=221), shape=[3, 5], view=[["t"]])], emb)
     yield case("F.embedding/float_indices", "F.embedding", [X["contig"](), W()], emb)
+    # Many positions on few rows: the backward adds through several copies of the table.
+    yield case("F.embedding/many_positions", "F.embedding",
+               [IX([(i * 7 + 3) % 5 for i in range(120)], [8, 15]), W()], emb)
 
     def ln(x, w=None, b=None, normalized_shape=None, eps=1e-5, has_weight=False, has_bias=False):
         return F.layer_norm(x, normalized_shape, w, b, eps)
