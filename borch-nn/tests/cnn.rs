@@ -51,8 +51,8 @@ fn cnn_learns_a_batch_and_its_step_cost_is_pinned() {
             // im2col, max; avg pool: im2col, mean; linear: addmm
             forward: 9,
             loss: 10,
-            // conv: input grad (not for the first), weight grad, bias sum
-            backward: 29,
+            // conv: input grad (not for the first), weight grad, bias sum; relu: one kernel each
+            backward: 27,
             step: 6, // one fused Adam kernel per parameter
             submits: 1,
         }

@@ -35,8 +35,9 @@ fn mlp_training_step_cost() {
             forward: 5, // three addmm, two relu
             loss: 10,   // log_softmax, target prep (3), gather, product, sums and divisor (4)
             // No GEMM for the grad of x (it requires none); weights' grads come out of addmm's
-            // backward in the weights' own layout (torch's mm_mat2_backward), so no copies.
-            backward: 22,
+            // backward in the weights' own layout (torch's mm_mat2_backward), so no copies; each
+            // ReLU's derivative is one kernel (threshold_backward).
+            backward: 20,
             step: 6,    // one fused Adam kernel per parameter (grads already contiguous)
             submits: 1, // the loss readback, which reads the index-error flag in the same submit
         }

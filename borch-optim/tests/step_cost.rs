@@ -52,7 +52,7 @@ impl Meter<'_> {
 }
 
 #[test]
-fn one_mlp_training_step_costs_28_dispatches_and_1_submit() -> Result<()> {
+fn one_mlp_training_step_costs_27_dispatches_and_1_submit() -> Result<()> {
     manual_seed(0);
     let device = default_device()?;
     let (w1, b1) = linear(8, 16)?;
@@ -103,15 +103,15 @@ fn one_mlp_training_step_costs_28_dispatches_and_1_submit() -> Result<()> {
         // weight.t() through its strides, no copies) + relu + log_softmax (one kernel per call)
         // + gather + mean + neg.
         forward: (7, 0),
-        // 17: the root gradient (ones: 1 fill); neg 1; mean 1 (g expanded, divided by n);
+        // 16: the root gradient (ones: 1 fill); neg 1; mean 1 (g expanded, divided by n);
         // gather 3 (zeros of the logits' shape 1, scatter_add's copy of them 1, its add 1);
         // log_softmax 4 (g.sum(dim), y.exp(), mul, sub); addmm of layer 2: 2 GEMMs (grad of h,
         // and of w2.t() computed as (g.t() @ h).t(), so it is already in w2's layout and the
         // permute's backward makes it contiguous without a copy) and the bias's grad is g
-        // itself; relu 2 (le mask, masked_fill); addmm of layer 1: 1 GEMM (w1's; x requires no
+        // itself; relu 1 (threshold_backward's one kernel); addmm of layer 1: 1 GEMM (w1's; x requires no
         // grad, so none is computed for it); the two biases' expand backward: a sum each (2).
         // zero_grad(set_to_none) means grads are assigned, not added: no accumulate kernels.
-        backward: (17, 0),
+        backward: (16, 0),
         // One fused kernel per parameter; the grads are contiguous already (no copies).
         optimizer: (4, 0),
         // The loss's readback is the step's only submit: the whole step's dispatches, the loss
@@ -128,7 +128,7 @@ fn one_mlp_training_step_costs_28_dispatches_and_1_submit() -> Result<()> {
             all.iter().map(|p| p.1).sum::<u64>(),
         )
     };
-    assert_eq!(per_step(&pinned), (28, 1));
+    assert_eq!(per_step(&pinned), (27, 1));
     // The step's scope releases everything but parameters, grads and Adam's state.
     assert!(
         memory[1..].iter().all(|m| *m == memory[1]),

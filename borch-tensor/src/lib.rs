@@ -31,6 +31,7 @@ pub use error::{BorchError, ErrorKind, Result};
 pub use host::{Element, HostData, NdData};
 pub use kernels::check::check_index_errors;
 pub use layout::{Layout, broadcast_shapes, fmt_size, wrap_dim};
+pub use ops::backward_maps::{gelu_backward, relu_backward};
 pub use ops::batch_norm::{BatchNormMomentum, batch_norm_fusable, batch_norm_fused};
 pub use ops::conv::{Padding, conv1d, conv2d};
 pub use ops::conv_fused::{conv2d_fused, linear_relu};

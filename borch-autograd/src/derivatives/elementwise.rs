@@ -49,6 +49,13 @@ fn unary(g: &Tensor, factor: Tensor) -> Result<Vec<Option<Tensor>>> {
     Ok(vec![Some(g.mul(&factor)?)])
 }
 
+/// Whether the one-kernel derivatives apply (float32, no broadcasting to undo inside).
+fn same_float_shape(saved: &Tensor, g: &Tensor) -> bool {
+    saved.shape() == g.shape()
+        && saved.dtype() == borch_tensor::DType::Float32
+        && g.dtype() == borch_tensor::DType::Float32
+}
+
 /// A derivative: the gradients of a node's inputs from its saved values, its scalar parameters
 /// and the gradient of its output (before broadcasting is undone).
 type Rule = fn(&Saved<'_>, &[f64], &Tensor) -> Result<Vec<Option<Tensor>>>;
@@ -106,9 +113,18 @@ fn rule(name: &str) -> Option<Rule> {
             let y = s.out()?;
             unary(g, y.mul(&y.rsub(1.0)?)?)
         },
-        "relu" => |s, _, g| Ok(vec![Some(g.masked_fill(&s.out()?.le(0.0)?, 0.0)?)]),
+        "relu" => |s, _, g| {
+            let out = s.out()?;
+            if !crate::is_grad_enabled() && same_float_shape(&out, g) {
+                return Ok(vec![Some(borch_tensor::relu_backward(g, &out)?)]);
+            }
+            Ok(vec![Some(g.masked_fill(&out.le(0.0)?, 0.0)?)])
+        },
         "gelu" => |s, _, g| {
             let x = s.input(0)?;
+            if !crate::is_grad_enabled() && same_float_shape(&x, g) {
+                return Ok(vec![Some(borch_tensor::gelu_backward(g, &x)?)]);
+            }
             let cdf = x
                 .mul(std::f64::consts::FRAC_1_SQRT_2)?
                 .erf()?

@@ -2,6 +2,7 @@
 //! names torch's ops it holds); most are re-exported at the crate root.
 
 pub mod arg_reduce;
+pub mod backward_maps;
 pub mod batch_norm;
 pub mod checks;
 pub mod conv;
