@@ -37,6 +37,8 @@ from families import conv_gemm  # noqa: E402
 FAMILIES.append(conv_gemm)
 from families import attention_fused  # noqa: E402
 FAMILIES.append(attention_fused)
+from families import attention_sweep  # noqa: E402
+FAMILIES.append(attention_sweep)
 
 
 def main():
