@@ -14,9 +14,11 @@ const FILL: usize = 264;
 /// The shortest slice of K worth a pass of its own.
 const MIN_SLICE: usize = 512;
 const MAX_SLICES: usize = 32;
+/// K at least this many times the output's longer side.
+const LONG_K: usize = 4;
 
 /// The number of K slices for `g`, or `None` to run it whole: only plain float32 products of
-/// one matrix pair (no `c`, no ReLU, no forced tile) on a hardware adapter.
+/// one matrix pair (no `c`, no ReLU, no forced tile) with a long K, on a hardware adapter.
 pub(crate) fn slices(g: &Gemm<'_>) -> Option<usize> {
     let (a, b) = (g.a, g.b);
     let plain = g.c.is_none() && !g.relu && g.tile.is_none() && g.alpha != 0.0;
@@ -27,6 +29,10 @@ pub(crate) fn slices(g: &Gemm<'_>) -> Option<usize> {
         return None;
     }
     let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
+    // Only where K dominates (weight gradients): square products keep their one pass.
+    if k < LONG_K * m.max(n) {
+        return None;
+    }
     let tiles = m.div_ceil(64) * n.div_ceil(64);
     let mut s = 1;
     while tiles * s < FILL && s < MAX_SLICES && k % (2 * s) == 0 && k / (2 * s) >= MIN_SLICE {
