@@ -111,7 +111,7 @@ fn layer_norm_fused() {
                 let mut total = sq(&first[0]);
                 let mut wrt = vec![x.clone()];
                 if let Some(w) = &w {
-                    total = total.add(&sq(&first[1])).unwrap();
+                    total = total.add(sq(&first[1])).unwrap();
                     wrt.push(w.clone());
                 }
                 let second = grad(&[total], &wrt, &[None], None, false, false).unwrap();
