@@ -6,6 +6,8 @@
 //! closure captures that need gradients (a module's parameters): their gradients accumulate
 //! into `.grad` as for any leaf.
 
+use std::sync::Mutex;
+
 use borch_tensor::random::GeneratorState;
 use borch_tensor::{Result, Tensor, default_generator};
 
@@ -13,12 +15,15 @@ use crate::engine::grad;
 use crate::function::{Ctx, Function, apply};
 use crate::grad_mode::enable_grad;
 
-struct Checkpointed<F> {
-    function: F,
-    inputs: usize,
-    requires_grad: Vec<bool>,
-    params: Vec<Tensor>,
-    rng: GeneratorState,
+pub(crate) struct Checkpointed<F> {
+    pub(crate) function: F,
+    pub(crate) inputs: usize,
+    pub(crate) requires_grad: Vec<bool>,
+    pub(crate) params: Vec<Tensor>,
+    pub(crate) rng: GeneratorState,
+    /// The forward's output when it was computed before [`apply`] (by
+    /// [`crate::checkpoint_capturing`], which records one run to find the captured tensors).
+    pub(crate) precomputed: Mutex<Option<Tensor>>,
 }
 
 impl<F> Function for Checkpointed<F>
@@ -32,7 +37,15 @@ where
     fn forward(&self, ctx: &mut Ctx, all: &[Tensor]) -> Result<Tensor> {
         let inputs: Vec<&Tensor> = all[..self.inputs].iter().collect();
         ctx.save_for_backward(&inputs);
-        (self.function)(&all[..self.inputs])
+        let ready = self
+            .precomputed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        match ready {
+            Some(output) => Ok(output),
+            None => (self.function)(&all[..self.inputs]),
+        }
     }
 
     fn backward(&self, ctx: &Ctx, grad_output: &Tensor) -> Result<Vec<Option<Tensor>>> {
@@ -103,6 +116,7 @@ where
         requires_grad: inputs.iter().map(Tensor::requires_grad).collect(),
         params: params.to_vec(),
         rng,
+        precomputed: Mutex::new(None),
     };
     let all: Vec<Tensor> = inputs.iter().chain(params).cloned().collect();
     apply(f, &all)

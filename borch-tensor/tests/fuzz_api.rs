@@ -176,6 +176,9 @@ fn for_kind(kind: Kind) -> BoxedStrategy<Arg> {
         Kind::Float => prop::sample::select(FLOATS).prop_map(Arg::Float).boxed(),
         Kind::Int => int().prop_map(Arg::Int).boxed(),
         Kind::Bool => any::<bool>().prop_map(Arg::Bool).boxed(),
+        Kind::Strs => prop::collection::vec(prop::sample::select(STRS).prop_map(Arg::Str), 0..3)
+            .prop_map(Arg::List)
+            .boxed(),
         Kind::Str | Kind::DType => prop::sample::select(STRS).prop_map(Arg::Str).boxed(),
         Kind::Dims => prop_oneof![int().prop_map(Arg::Int), ints].boxed(),
         Kind::Ints | Kind::SizesOrNone => ints.boxed(),

@@ -12,6 +12,16 @@ Sequential(lora.Linear, ReLU, Linear). The same for `lora.Conv2d(in, out, k, r, 
 padding, stride)` (keys lora_A, lora_B, conv.weight, conv.bias; its lora_dropout is not applied
 by loralib's forward).
 
+"training": borch's apply_lora(model, r=2, lora_alpha=4, target_modules=["0", "2"]) on
+Sequential(Linear(4, 6), ReLU(), Linear(6, 3)) as loralib would write it (each Linear replaced by a
+lora.Linear around the same weight and bias), lora_A / lora_B loaded from the case, then
+mark_only_lora_as_trainable (bias='none'), four SGD steps (lr 0.05) of MSELoss, then eval():
+the losses, the trainable names, lora_state_dict's keys and values, the merged weights and the
+eval output. "checkpoint": two blocks Sequential(Linear(5, 8), Tanh(), Linear(8, 5), Tanh()) run
+as torch.utils.checkpoint.checkpoint(block, h, use_reentrant=False): the output and the
+gradients of the input and of every parameter (torch's, asserted equal to the run without
+checkpoint).
+
 Run: python3 tests/nn/lora_cases.py   (needs torch and loralib)
 """
 
@@ -94,9 +104,82 @@ def model_case():
     return out
 
 
+def state(m):
+    return {k: [list(v.shape), flat(v)] for k, v in m.state_dict().items()}
+
+
+def training_case():
+    torch.manual_seed(21)
+    base = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.ReLU(), torch.nn.Linear(6, 3))
+    base_state = state(base)
+    m = torch.nn.Sequential(lora.Linear(4, 6, r=2, lora_alpha=4), torch.nn.ReLU(),
+                            lora.Linear(6, 3, r=2, lora_alpha=4))
+    torch.manual_seed(22)
+    with torch.no_grad():
+        for i in (0, 2):
+            m[i].weight.copy_(base[i].weight)
+            m[i].bias.copy_(base[i].bias)
+            m[i].lora_A.normal_(0.0, 0.3)
+            m[i].lora_B.normal_(0.0, 0.1)
+    adapter = {k: v for k, v in state(m).items() if "lora_" in k}
+    lora.mark_only_lora_as_trainable(m, bias="none")
+    trainable = [n for n, p in m.named_parameters() if p.requires_grad]
+    x, y = torch.randn(5, 4), torch.randn(5, 3)
+    opt = torch.optim.SGD([p for p in m.parameters() if p.requires_grad], lr=0.05)
+    losses = []
+    for _ in range(4):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(m(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    with torch.no_grad():
+        train_out = m(x)
+    m.eval()
+    with torch.no_grad():
+        eval_out = m(x)
+    return {"base": base_state, "adapter": adapter, "x": flat(x), "y": flat(y), "lr": 0.05,
+            "losses": losses, "trainable": trainable,
+            "lora_state_dict": {k: [list(v.shape), flat(v)]
+                                for k, v in lora.lora_state_dict(m).items()},
+            "train_output": flat(train_out), "merged_weights": {
+                "0": flat(m[0].weight), "2": flat(m[2].weight)}, "eval_output": flat(eval_out),
+            "output_shape": [5, 3]}
+
+
+def checkpoint_case():
+    from torch.utils.checkpoint import checkpoint
+    torch.manual_seed(31)
+    blocks = [torch.nn.Sequential(torch.nn.Linear(5, 8), torch.nn.Tanh(), torch.nn.Linear(8, 5),
+                                  torch.nn.Tanh()) for _ in range(2)]
+    x = torch.randn(3, 5, requires_grad=True)
+    g = torch.randn(3, 5)
+
+    def run(wrap):
+        for b in blocks:
+            b.zero_grad()
+        x.grad = None
+        h = x
+        for b in blocks:
+            h = wrap(b, h)
+        (h * g).sum().backward()
+        return h.detach().clone(), x.grad.clone(), [
+            p.grad.clone() for b in blocks for p in b.parameters()]
+
+    plain = run(lambda b, h: b(h))
+    ckpt = run(lambda b, h: checkpoint(b, h, use_reentrant=False))
+    for a, b in zip([plain[0], plain[1], *plain[2]], [ckpt[0], ckpt[1], *ckpt[2]]):
+        assert torch.equal(a, b)
+    names = [f"{i}.{n}" for i, b in enumerate(blocks) for n, _ in b.named_parameters()]
+    return {"blocks": [state(b) for b in blocks], "x": flat(x), "x_shape": [3, 5],
+            "grad_output": flat(g), "output": flat(ckpt[0]), "grad_input": flat(ckpt[1]),
+            "grads": {n: flat(t) for n, t in zip(names, ckpt[2])}}
+
+
 def main():
     out = {"torch": torch.__version__, "loralib": "0.1.2", "cases": [case(c) for c in CASES],
-           "conv_cases": [conv_case(c) for c in CONV_CASES], "model": model_case()}
+           "conv_cases": [conv_case(c) for c in CONV_CASES], "model": model_case(),
+           "training": training_case(), "checkpoint": checkpoint_case()}
     path = os.path.join(HERE, "lora_cases.json")
     with open(path, "w") as f:
         f.write('{"torch": %s, "loralib": %s,\n"cases": [\n' % (json.dumps(out["torch"]),
@@ -104,7 +187,10 @@ def main():
         f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in out["cases"]))
         f.write('\n],\n"conv_cases": [\n')
         f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in out["conv_cases"]))
-        f.write('\n],\n"model": ' + json.dumps(out["model"]) + "\n}\n")
+        f.write('\n],\n"model": ' + json.dumps(out["model"]))
+        f.write(',\n"training": ' + json.dumps(out["training"], separators=(",", ":")))
+        f.write(',\n"checkpoint": ' + json.dumps(out["checkpoint"], separators=(",", ":")))
+        f.write("\n}\n")
     print(f"wrote {path}: {len(out['cases'])} cases")
 
 

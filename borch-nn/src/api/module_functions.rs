@@ -11,6 +11,7 @@ use borch_tensor::{BorchError, Result};
 
 use super::modules::stacks::ModuleParam;
 use crate::module::Module;
+use crate::state_dict::StateDict;
 
 /// Makes a new module from the module arguments (None where left out) and the bound others.
 pub type MakeModule = fn(&[Option<&dyn Module>], &Args) -> Result<Box<dyn Module>>;
@@ -25,6 +26,11 @@ pub enum ModuleBody {
     Values(fn(&Args) -> Result<Value>),
     /// Changes its one module in place (`fuse_for_eval(model)`) and returns None.
     InPlace(fn(&mut dyn Module, &Args) -> Result<()>),
+    /// Changes its one module in place and returns names (`apply_lora(model, r)`: the dotted
+    /// paths it adapted), a list of strs.
+    InPlaceNames(fn(&mut dyn Module, &Args) -> Result<Vec<String>>),
+    /// Reads its one module and returns a state dict (`lora_state_dict(model)`).
+    ReadStateDict(fn(&dyn Module, &Args) -> Result<StateDict>),
 }
 
 /// One function of a catalog.
@@ -47,6 +53,8 @@ pub enum Output {
     Module(Box<dyn Module>),
     /// A value (a tensor, a number, a list).
     Value(Value),
+    /// A state dict (`lora_state_dict`), as the bindings return `state_dict()`'s.
+    StateDict(StateDict),
 }
 
 fn unused(_: &Args) -> Result<Value> {
@@ -173,7 +181,14 @@ pub fn call_reading(
     match f.body {
         ModuleBody::Make(make) => make(modules, &args).map(Output::Module),
         ModuleBody::Values(body) => body(&args).map(Output::Value),
-        ModuleBody::InPlace(_) => Err(BorchError::Runtime(format!(
+        ModuleBody::ReadStateDict(body) => match modules.first().copied().flatten() {
+            Some(m) => body(m, &args).map(Output::StateDict),
+            None => Err(BorchError::Type(format!(
+                "{}() missing 1 required positional argument: 'model'",
+                f.name
+            ))),
+        },
+        ModuleBody::InPlace(_) | ModuleBody::InPlaceNames(_) => Err(BorchError::Runtime(format!(
             "{}() changes its module in place: call it through call_in_place",
             f.name
         ))),
@@ -191,6 +206,8 @@ pub fn call_in_place(
     let args = api::bind(&f.entry, positional, keywords)?;
     match (f.body, module) {
         (ModuleBody::InPlace(body), Some(m)) => body(m, &args).map(|()| Output::Value(Value::None)),
+        (ModuleBody::InPlaceNames(body), Some(m)) => body(m, &args)
+            .map(|names| Output::Value(Value::List(names.into_iter().map(Value::Str).collect()))),
         _ => Err(BorchError::Runtime(format!(
             "{}() does not change a module in place: call it through call_reading",
             f.name
@@ -201,6 +218,9 @@ pub fn call_in_place(
 impl ModuleFunction {
     /// Whether the body changes its module in place (a binding borrows it mutably).
     pub fn in_place(&self) -> bool {
-        matches!(self.body, ModuleBody::InPlace(_))
+        matches!(
+            self.body,
+            ModuleBody::InPlace(_) | ModuleBody::InPlaceNames(_)
+        )
     }
 }

@@ -4,7 +4,7 @@
 
 use borch_tensor::{BorchError, Result};
 
-use crate::layers::{Identity, Linear, LoRALinear};
+use crate::layers::{Identity, Linear, LoRAConv2d, LoRALinear};
 use crate::module::Module;
 use crate::state_dict::StateDict;
 
@@ -157,4 +157,54 @@ fn adapt_children(
         adapt_children(child, &path, r, alpha, targets, adapted)?;
     }
     Ok(())
+}
+
+/// borch's `merge_lora(model)`: every LoRA layer's adapter added into its weight now (what
+/// loralib's `eval()` does with `merge_weights`), whatever the mode; the forward then runs the
+/// plain layer. Returns the dotted paths merged (already merged ones too).
+pub fn merge_lora(model: &mut dyn Module) -> Result<Vec<String>> {
+    for_each_lora(model, "", &mut |l| match l {
+        Lora::Linear(l) => l.merge(),
+        Lora::Conv(c) => c.merge(),
+    })
+}
+
+/// borch's `unmerge_lora(model)`: every LoRA layer's adapter taken out of its weight again (what
+/// loralib's `train()` does with `merge_weights`). Returns the dotted paths of the LoRA layers.
+pub fn unmerge_lora(model: &mut dyn Module) -> Result<Vec<String>> {
+    for_each_lora(model, "", &mut |l| match l {
+        Lora::Linear(l) => l.unmerge(),
+        Lora::Conv(c) => c.unmerge(),
+    })
+}
+
+enum Lora<'a> {
+    Linear(&'a mut LoRALinear),
+    Conv(&'a mut LoRAConv2d),
+}
+
+fn for_each_lora(
+    m: &mut dyn Module,
+    path: &str,
+    f: &mut dyn FnMut(Lora) -> Result<()>,
+) -> Result<Vec<String>> {
+    let any = m.as_any_mut();
+    if let Some(l) = any.downcast_mut::<LoRALinear>() {
+        f(Lora::Linear(l))?;
+        return Ok(vec![path.to_string()]);
+    }
+    if let Some(c) = any.downcast_mut::<LoRAConv2d>() {
+        f(Lora::Conv(c))?;
+        return Ok(vec![path.to_string()]);
+    }
+    let mut paths = Vec::new();
+    for (name, child) in m.named_children_mut() {
+        let p = if path.is_empty() {
+            name
+        } else {
+            format!("{path}.{name}")
+        };
+        paths.extend(for_each_lora(child, &p, f)?);
+    }
+    Ok(paths)
 }

@@ -1,6 +1,6 @@
 //! `torch.nn.utils`: gradient clipping, parameter/vector conversion (and their catalog), and
 //! `fusion` (Conv/Linear-BatchNorm folding, `fuse_modules`, borch's `fuse_for_eval`; its catalog for
-//! bindings: `fusion_catalog`).
+//! bindings: `fusion_catalog`), and LoRA's helpers (`lora`; their catalog: `lora_catalog`).
 
 mod catalog;
 mod clip_grad;
@@ -8,6 +8,7 @@ mod convert_parameters;
 pub mod fusion;
 pub mod fusion_catalog;
 pub mod lora;
+pub mod lora_catalog;
 pub mod rnn;
 
 pub use catalog::{MODULE, call, entries};

@@ -302,6 +302,20 @@ impl Args<'_> {
         }
     }
 
+    /// A list of strings (a tuple too).
+    pub fn strs(&self, i: usize) -> Result<Vec<String>> {
+        match self.get(i) {
+            Value::List(items) => items
+                .iter()
+                .map(|v| match v {
+                    Value::Str(s) => Ok(s.clone()),
+                    _ => self.wrong(i, "list of str"),
+                })
+                .collect(),
+            _ => self.wrong(i, "list of str"),
+        }
+    }
+
     /// A string, or `None`.
     pub fn opt_str(&self, i: usize) -> Result<Option<&str>> {
         match self.get(i) {

@@ -42,6 +42,8 @@ pub enum Kind {
     Data,
     /// `(key, tensor)` pairs (`nn.ParameterDict`'s iterable form): a list of `[str, Tensor]`.
     NamedTensors,
+    /// A list of Python strs (`apply_lora`'s `target_modules`).
+    Strs,
 }
 
 /// A parameter's default.
@@ -264,6 +266,7 @@ fn parse_kind(kind: &str) -> Kind {
         "Indices" => Kind::Indices,
         "Data" => Kind::Data,
         "NamedTensors" => Kind::NamedTensors,
+        "Strs" => Kind::Strs,
         other => panic!("unknown parameter kind {other}"),
     }
 }

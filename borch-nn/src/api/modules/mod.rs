@@ -27,6 +27,7 @@ mod conv_more;
 mod dropout_distance;
 mod layers;
 mod lazy;
+mod lora;
 mod losses;
 mod losses_more;
 mod more_layers;
@@ -128,6 +129,7 @@ pub fn classes() -> &'static [ModuleClass] {
         all.extend(recurrent::entries());
         all.extend(more_layers::entries());
         all.extend(transformer::entries());
+        all.extend(lora::entries());
         all
     })
 }
