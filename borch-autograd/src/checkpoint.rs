@@ -9,7 +9,7 @@
 use std::sync::Mutex;
 
 use borch_tensor::random::GeneratorState;
-use borch_tensor::{Result, Tensor, default_generator};
+use borch_tensor::{Result, Scope, Tensor, default_generator};
 
 use crate::engine::grad;
 use crate::function::{Ctx, Function, apply};
@@ -48,7 +48,24 @@ where
         }
     }
 
+    /// The recompute and its derivative run in a memory scope: what they make (the recomputed
+    /// graph, and the tensors a binding's callback made and still holds handles to) goes back to
+    /// the pool when the gradients are out; only those are kept.
     fn backward(&self, ctx: &Ctx, grad_output: &Tensor) -> Result<Vec<Option<Tensor>>> {
+        let scope = Scope::enter();
+        let grads = self.recompute_backward(ctx, grad_output)?;
+        Ok(grads
+            .into_iter()
+            .map(|g| g.map(|g| scope.keep(&g)))
+            .collect())
+    }
+}
+
+impl<F> Checkpointed<F>
+where
+    F: Fn(&[Tensor]) -> Result<Tensor> + Send + Sync + 'static,
+{
+    fn recompute_backward(&self, ctx: &Ctx, grad_output: &Tensor) -> Result<Vec<Option<Tensor>>> {
         let generator = default_generator();
         let now = generator.get_state();
         generator.set_state(&self.rng);

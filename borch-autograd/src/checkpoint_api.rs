@@ -2,9 +2,9 @@
 //! function that does not say which tensors it captures (a JavaScript or Python callback around
 //! a module): what the bindings call. torch finds the captured tensors with saved-tensor hooks;
 //! here the forward runs once recording, the leaves of its graph that need gradients (other than
-//! the inputs) are the captured tensors, and the recorded graph is dropped at once (so the
-//! forward holds one checkpointed segment's values at a time, as the recompute in backward
-//! does). The output is that run's, detached and recorded as one checkpoint node whose backward
+//! the inputs) are the captured tensors, and the recorded graph is dropped at once, its values
+//! released by a memory scope even where a binding's handles still point at them (so the forward
+//! holds one checkpointed segment's values at a time, as the recompute in backward does). The output is that run's, detached and recorded as one checkpoint node whose backward
 //! recomputes ([`crate::checkpoint`]'s). The keyword options are torch's, bound by the core's
 //! binder ([`OPTIONS`]).
 
@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
 use borch_tensor::api::{self, Args, Call, Entry, Form, Returns, Value, parse_params};
-use borch_tensor::{BorchError, Operand, Result, Tensor, default_generator};
+use borch_tensor::{BorchError, Operand, Result, Scope, Tensor, default_generator};
 
 use crate::checkpoint::Checkpointed;
 use crate::function::apply;
@@ -88,10 +88,18 @@ where
             Ok(leaf)
         })
         .collect::<Result<Vec<Tensor>>>()?;
+    // What the recorded run makes goes back to the pool when it is done (also what a binding's
+    // callback made and holds handles to): only the output, and captured tensors made inside
+    // (a lazy module's first weights), are kept.
+    let scope = Scope::enter();
     let recorded = enable_grad(|| function(&leaves))?;
-    let params = captured(&recorded, &leaves);
-    let output = recorded.detach();
+    let params: Vec<Tensor> = captured(&recorded, &leaves)
+        .iter()
+        .map(|p| scope.keep(p))
+        .collect();
+    let output = scope.keep(&recorded.detach());
     drop(recorded);
+    drop(scope);
     drop(leaves);
     let f = Checkpointed {
         function,

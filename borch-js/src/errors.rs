@@ -30,8 +30,12 @@ pub fn kind_name(kind: ErrorKind) -> &'static str {
     }
 }
 
-/// The JavaScript error to throw for a core error.
+/// The JavaScript error to throw for a core error (the value a checkpointed function threw, when
+/// `e` stands for it: `grad_checkpoint`).
 pub fn to_js(e: BorchError) -> JsValue {
+    if let Some(thrown) = crate::grad_checkpoint::thrown_for(&e) {
+        return thrown;
+    }
     make_error(kind_name(e.kind()), &e.to_string())
 }
 

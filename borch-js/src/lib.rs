@@ -14,6 +14,7 @@ mod data_values;
 mod device;
 mod errors;
 mod function_namespaces;
+mod grad_checkpoint;
 mod handles;
 mod intrinsic;
 mod js;

@@ -1,5 +1,5 @@
 //! torch's functions that take modules (`nn.utils.fusion`: `fuseConvBnEval(conv, bn)`,
-//! `fuseForEval(model)`, …): each namespace is a core catalog of `ModuleFunction`s
+//! `fuseForEval(model)`, …; LoRA's `nn.utils.lora`: `applyLora(model, r, { targetModules })`, …): each namespace is a core catalog of `ModuleFunction`s
 //! (`borch_nn::api::module_functions`); the package generator reads this list natively and
 //! JavaScript calls one entry point. The core splits the module arguments from the others; the
 //! modules are lent to it (mutably for a function that changes its module in place), and a new
@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 use crate::bind::wrong_argument;
 use crate::call::{raw_arguments, result, values};
 use crate::errors::{JsResult, to_js, type_error};
-use crate::modules::{Node, node_of, with_modules};
+use crate::modules::{Node, node_of, state_dict_js, with_modules};
 use crate::nn::JsModule;
 
 /// One namespace: its path in the package (`nn.utils.fusion`), torch's module name for errors,
@@ -23,12 +23,19 @@ pub struct ModuleFunctionNamespace {
     pub functions: fn() -> &'static [ModuleFunction],
 }
 
-pub fn module_function_namespaces() -> [ModuleFunctionNamespace; 1] {
-    [ModuleFunctionNamespace {
-        path: "nn.utils.fusion",
-        module: borch_nn::utils::fusion_catalog::MODULE,
-        functions: borch_nn::utils::fusion_catalog::functions,
-    }]
+pub fn module_function_namespaces() -> [ModuleFunctionNamespace; 2] {
+    [
+        ModuleFunctionNamespace {
+            path: "nn.utils.fusion",
+            module: borch_nn::utils::fusion_catalog::MODULE,
+            functions: borch_nn::utils::fusion_catalog::functions,
+        },
+        ModuleFunctionNamespace {
+            path: "nn.utils.lora",
+            module: borch_nn::utils::lora_catalog::MODULE,
+            functions: borch_nn::utils::lora_catalog::functions,
+        },
+    ]
 }
 
 /// `<namespace>.name(...args)`: the function `name` of the namespace at `path`.
@@ -86,5 +93,6 @@ fn call(f: &'static ModuleFunction, args: &Array) -> JsResult<JsValue> {
     match output.map_err(to_js)? {
         Output::Module(m) => Ok(JsModule(Node::new(m)).into()),
         Output::Value(v) => result(v),
+        Output::StateDict(sd) => Ok(state_dict_js(sd).into()),
     }
 }

@@ -1,5 +1,6 @@
-"""``torch.utils``: ``data`` (``TensorDataset``, ``DataLoader``)."""
+"""``torch.utils``: ``data`` (``TensorDataset``, ``DataLoader``) and ``checkpoint``
+(``checkpoint(function, *args, use_reentrant=False)``)."""
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]

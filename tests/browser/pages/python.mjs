@@ -60,6 +60,21 @@ async function main() {
   }
   for (const line of apiLines) log(line);
   if (!apiOk) failures += 1;
+
+  // LoRA (nn.LoRALinear, nn.utils.lora) and torch.utils.checkpoint against loralib and torch
+  // (python_lora.py, tests/nn/lora_cases.json).
+  const loraLines = [];
+  pyodide.setStdout({ batched: (line) => loraLines.push(line) });
+  let loraOk = false;
+  try {
+    pyodide.globals.set('LORA_JSON', await (await fetch('/tests/nn/lora_cases.json')).text());
+    await pyodide.runPythonAsync(await (await fetch('./python_lora.py')).text());
+    loraOk = loraLines.some((l) => /^python lora: \d+ checks passed/.test(l));
+  } catch (e) {
+    loraLines.push(`<python raised> ${e.message}`);
+  }
+  for (const line of loraLines) log(line);
+  if (!loraOk) failures += 1;
   pyodide.setStdout({});
 
   // Entered synchronously, reads cannot settle a promise: the error names runPythonAsync.
@@ -73,7 +88,7 @@ async function main() {
   log(`runPython (synchronous) then item(): ${syncMessage}`);
   if (!syncOk) failures += 1;
 
-  const summary = `python: ${EXAMPLES.length - exampleFailures} / ${EXAMPLES.length} examples print what borch-ts prints; sync entry ${syncOk ? 'raises the runPythonAsync error' : 'FAILED'}; python_api.py ${apiOk ? 'passed' : 'FAILED'} [${adapter}]`;
+  const summary = `python: ${EXAMPLES.length - exampleFailures} / ${EXAMPLES.length} examples print what borch-ts prints; sync entry ${syncOk ? 'raises the runPythonAsync error' : 'FAILED'}; python_api.py ${apiOk ? 'passed' : 'FAILED'}; python_lora.py ${loraOk ? 'passed' : 'FAILED'} [${adapter}]`;
   log(summary);
   return { ok: failures === 0, summary };
 }

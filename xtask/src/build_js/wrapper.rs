@@ -18,6 +18,7 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
         + &namespaces_js()
         + js_api::vision::catalogue_js()
         + &js_api::vision::objects_js()
+        + &js_api::checkpoint::utils_js()
         + GUARD_CATALOG_JS;
     write_file(&pkg_dir.join("index.js"), &js)?;
     let dts = INDEX_D_TS.replace("  {tensor_methods}\n", &js_api::method_declarations())
@@ -27,7 +28,8 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
         + &js_api::module_functions::declarations()
         + &js_api::classes_dts()
         + &namespaces_dts()
-        + &js_api::vision::declarations();
+        + &js_api::vision::declarations()
+        + &js_api::checkpoint::utils_dts();
     write_file(&pkg_dir.join("index.d.ts"), &dts)?;
     write_file(&pkg_dir.join("signatures.json"), &js_api::signatures_json())
 }

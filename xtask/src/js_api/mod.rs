@@ -2,6 +2,7 @@
 //! and a forwarding function for every catalog entry, and their TypeScript declarations. Nothing
 //! here is kept by hand per op; a new catalog entry appears in JavaScript at the next build.
 
+pub mod checkpoint;
 mod classes;
 pub mod module_functions;
 mod names;

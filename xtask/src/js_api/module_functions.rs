@@ -16,6 +16,8 @@ fn returns(f: &ModuleFunction) -> String {
     match f.body {
         ModuleBody::Make(_) => "import('./borch_js.js').Module".into(),
         ModuleBody::InPlace(_) => "void".into(),
+        ModuleBody::InPlaceNames(_) => "string[]".into(),
+        ModuleBody::ReadStateDict(_) => "Record<string, Tensor>".into(),
         ModuleBody::Values(_) => {
             let e = &f.entry;
             let line = types::overloads(e, "f", true).remove(0);
@@ -149,7 +151,19 @@ mod tests {
         );
         assert_eq!(
             nested_members("nn.utils", false),
-            "  fusion: ns_nn_utils_fusion,\n"
+            "  fusion: ns_nn_utils_fusion,\n  lora: ns_nn_utils_lora,\n"
+        );
+        assert!(js.contains(
+            "  applyLora: function (...args) { return callWithModules(\"nn.utils.lora\", \"apply_lora\", args); },"
+        ), "{js}");
+        assert!(d.contains(&format!(
+            "  applyLora(model: {m}, r: number, options: {{ loraAlpha?: number | FloatScalar; targetModules?: string[] }}): string[];"
+        )), "{d}");
+        assert!(
+            d.contains(&format!(
+                "  loraStateDict(model: {m}, bias?: string): Record<string, Tensor>;"
+            )),
+            "{d}"
         );
         assert!(audit_generated().is_empty());
     }

@@ -24,6 +24,7 @@ fn ts_type(kind: Kind) -> &'static str {
         Kind::Indices => "(number | null | string | (number | null)[] | Tensor)[]",
         Kind::Data => "TensorData",
         Kind::NamedTensors => "[string, Tensor][]",
+        Kind::Strs => "string[]",
     }
 }
 
