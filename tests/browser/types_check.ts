@@ -143,6 +143,21 @@ export async function typed(): Promise<number> {
   // @ts-expect-error a module, not a tensor
   torch.nn.utils.fusion.fuseForEval(x);
   void [folded, fw, fb];
+  // LoRA (nn.LoRALinear, nn.utils.lora from borch_nn::utils::lora_catalog) and
+  // utils.checkpoint.checkpoint (options typed from borch_autograd::CHECKPOINT_OPTIONS)
+  const adapterLayer = new torch.nn.LoRALinear(4, 3, { r: 2, loraAlpha: 8 });
+  const loraSeq = new torch.nn.Sequential(new torch.nn.Linear(4, 4), adapterLayer);
+  const adaptedPaths: string[] = torch.nn.utils.lora.applyLora(loraSeq, 2, { targetModules: ['0'] });
+  torch.nn.utils.lora.markOnlyLoraAsTrainable(loraSeq, { bias: 'lora_only' });
+  const adapterState: Record<string, torch.Tensor> = torch.nn.utils.lora.loraStateDict(loraSeq);
+  const mergedPaths: string[] = torch.nn.utils.lora.mergeLora(loraSeq);
+  const checkpointed: torch.Tensor = torch.utils.checkpoint.checkpoint(
+    (a: torch.Tensor) => loraSeq.call(a), x, { useReentrant: false });
+  // @ts-expect-error the options object comes last
+  torch.utils.checkpoint.checkpoint((a: torch.Tensor) => a, x);
+  // @ts-expect-error target_modules is a list of names
+  torch.nn.utils.lora.applyLora(loraSeq, 2, { targetModules: 'q' });
+  void [adaptedPaths, adapterState, mergedPaths, checkpointed];
   // Autograd and reads (issue 13): backward's arguments are optional, item() is a number unless
   // the tensor is said to be bool, grad may be null, noGrad/enableGrad take synchronous bodies.
   const w = torch.ones([2], { requiresGrad: true });
