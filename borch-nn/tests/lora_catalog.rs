@@ -215,7 +215,7 @@ fn training_through_the_lora_catalog_is_loralibs() -> Result<()> {
         no_grad(|| {
             params
                 .iter()
-                .try_for_each(|p| p.sub_(&p.grad().expect("grad"), lr).map(|_| ()))
+                .try_for_each(|p| p.sub_(p.grad().expect("grad"), lr).map(|_| ()))
         })?;
     }
     let read = call_reading(
