@@ -4,6 +4,8 @@
 //! recompute. A throw of the function is the core's error on the way up; the binding that gets
 //! that error back throws the function's own error instead (the same object: its class,
 //! message and stack), so a throw during `loss.backward()` reaches the caller as it was thrown.
+//! A function with a `borchRelease` method (borch_webgpu's wrapper of a Python callable) has it
+//! called when the core drops the function (its checkpoint node is gone).
 
 use std::cell::RefCell;
 
@@ -23,6 +25,20 @@ struct Callback(Function);
 // because native graphs may be shared across threads.
 unsafe impl Send for Callback {}
 unsafe impl Sync for Callback {}
+
+/// A function that asks to be released with its checkpoint (borch_webgpu's wrapper of a Python
+/// callable's proxy) has this property, a function the binding calls when the core drops it.
+const RELEASE: &str = "borchRelease";
+
+impl Drop for Callback {
+    fn drop(&mut self) {
+        if let Ok(release) = js_sys::Reflect::get(&self.0, &JsValue::from_str(RELEASE))
+            && let Some(release) = release.dyn_ref::<Function>()
+        {
+            let _ = release.call0(&JsValue::UNDEFINED);
+        }
+    }
+}
 
 thread_local! {
     /// The error the function threw last, with the message of the core error standing for it.

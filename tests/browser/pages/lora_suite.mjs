@@ -253,6 +253,19 @@ export async function runLoraSuite(torch, fixtureText, { filter = '', log = cons
     } catch (err) {
       if (!(err instanceof RangeError) || err.message !== 'in the forward') out.push(`forward threw ${err.name} ${err.message}`);
     }
+    // A function with a borchRelease method (borch_webgpu's Python callables) has it called
+    // once the core drops it: with its checkpoint node, or at once when the call is refused.
+    let released = 0;
+    const releasable = Object.assign((v) => v.tanh(), { borchRelease: () => { released += 1; } });
+    refused(out, 'refused releasable', () => checkpoint(releasable, x), 'NotImplementedError', 'use_reentrant');
+    if (released !== 1) out.push(`a refused call released ${released} times`);
+    const yr = checkpoint(releasable, x, { useReentrant: false });
+    const sr = yr.sum();
+    sr.backward();
+    if (released !== 1) out.push(`released while the node lives (${released})`);
+    sr.free();
+    yr.free();
+    if (released !== 2) out.push(`released ${released - 1} times after the node went`);
     const z = checkpoint((v) => v.mul(v), x, { useReentrant: false });
     x.grad = null;
     z.sum().backward();
