@@ -174,7 +174,11 @@ fn lora_conv2d_is_loralibs() -> Result<()> {
             u("k"),
             u("r")
         );
-        let (a, b, w) = (m.lora_a.clone(), m.lora_b.clone(), m.conv.weight.clone());
+        let (a, b, w) = (
+            m.lora_a.clone().unwrap(),
+            m.lora_b.clone().unwrap(),
+            m.conv.weight.clone(),
+        );
         worst = worst.max(replay(&what, c, &mut m, &a, &b, &w)?);
     }
     report(&fixture, "lora.Conv2d", cases.len(), worst)

@@ -106,7 +106,6 @@ fn catalog_classes_are_loralibs_and_refuse_what_borch_lacks() -> Result<()> {
         &[r2.clone(), ("fan_in_fan_out", Value::Bool(true))],
         "fan_in_fan_out",
     );
-    refused("LoRAConv2d", &[], "r=0");
     refused(
         "LoRAConv2d",
         &[r2.clone(), ("lora_dropout", Value::Float(0.1))],
@@ -126,6 +125,31 @@ fn catalog_classes_are_loralibs_and_refuse_what_borch_lacks() -> Result<()> {
         conv.state_dict().keys(),
         ["lora_A", "lora_B", "conv.weight", "conv.bias"]
     );
+    // loralib's default r=0: the plain convolution in the wrapper, its init and output.
+    let c0 = &fixture()["conv_r0"];
+    manual_seed(c0["seed"].as_u64().unwrap());
+    let plain = module(
+        "LoRAConv2d",
+        vec![Value::Int(2), Value::Int(3), Value::Int(3)],
+        &[("padding", Value::Int(1))],
+    )?;
+    for ((k, v), e) in plain
+        .state_dict()
+        .iter()
+        .zip(c0["init"].as_array().unwrap())
+    {
+        assert_eq!(k, e[0].as_str().unwrap());
+        assert_eq!(v.to_vec_blocking::<f32>()?, floats(&e[2]), "r=0 {k} init");
+    }
+    for (n, p) in plain.named_parameters() {
+        assert_eq!(
+            p.requires_grad(),
+            c0["requires_grad"][&n].as_bool().unwrap(),
+            "{n}"
+        );
+    }
+    let x0 = Tensor::from_slice(&floats(&c0["input"]), &shape(&c0["x"]))?;
+    close("r=0 output", &plain.forward(&x0)?, &c0["output"], 1e-5)?;
     Ok(())
 }
 

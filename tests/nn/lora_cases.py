@@ -20,7 +20,8 @@ the losses, the trainable names, lora_state_dict's keys and values, the merged w
 eval output. "checkpoint": two blocks Sequential(Linear(5, 8), Tanh(), Linear(8, 5), Tanh()) run
 as torch.utils.checkpoint.checkpoint(block, h, use_reentrant=False): the output and the
 gradients of the input and of every parameter (torch's, asserted equal to the run without
-checkpoint).
+checkpoint). "conv_r0": loralib's lora.Conv2d(2, 3, 3, padding=1) with its default r=0 (no
+adapter): init values, requires_grad, output.
 
 Run: python3 tests/nn/lora_cases.py   (needs torch and loralib)
 """
@@ -88,6 +89,16 @@ def conv_case(c):
     m = lora.Conv2d(c["in"], c["out"], c["k"], r=c["r"], lora_alpha=c["alpha"],
                     padding=c["padding"], stride=c["stride"])
     return replay(c, m, m.conv.weight)
+
+
+def conv_r0_case():
+    """loralib's default r=0: a plain convolution in the wrapper (no adapter, weight trainable)."""
+    torch.manual_seed(14)
+    m = lora.Conv2d(2, 3, 3, padding=1)
+    init = [[k, list(v.shape), flat(v)] for k, v in m.state_dict().items()]
+    x = torch.randn(1, 2, 4, 4)
+    return {"seed": 14, "init": init, "x": [1, 2, 4, 4], "input": flat(x),
+            "output": flat(m(x)), "requires_grad": {n: p.requires_grad for n, p in m.named_parameters()}}
 
 
 def model_case():
@@ -179,7 +190,8 @@ def checkpoint_case():
 def main():
     out = {"torch": torch.__version__, "loralib": "0.1.2", "cases": [case(c) for c in CASES],
            "conv_cases": [conv_case(c) for c in CONV_CASES], "model": model_case(),
-           "training": training_case(), "checkpoint": checkpoint_case()}
+           "training": training_case(), "checkpoint": checkpoint_case(),
+           "conv_r0": conv_r0_case()}
     path = os.path.join(HERE, "lora_cases.json")
     with open(path, "w") as f:
         f.write('{"torch": %s, "loralib": %s,\n"cases": [\n' % (json.dumps(out["torch"]),
@@ -190,6 +202,7 @@ def main():
         f.write('\n],\n"model": ' + json.dumps(out["model"]))
         f.write(',\n"training": ' + json.dumps(out["training"], separators=(",", ":")))
         f.write(',\n"checkpoint": ' + json.dumps(out["checkpoint"], separators=(",", ":")))
+        f.write(',\n"conv_r0": ' + json.dumps(out["conv_r0"], separators=(",", ":")))
         f.write("\n}\n")
     print(f"wrote {path}: {len(out['cases'])} cases")
 

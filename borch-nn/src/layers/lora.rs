@@ -235,8 +235,9 @@ display_as_repr!(LoRALinear, LoRAConv2d);
 /// loralib's `lora.Conv2d(in_channels, out_channels, kernel_size, r, lora_alpha, merge_weights,
 /// **conv options)`: the convolution is a child `conv` (keys `lora_A`, `lora_B`, `conv.weight`,
 /// `conv.bias`), adapted by `(lora_B @ lora_A).view(conv.weight.shape) · alpha / r` with
-/// `lora_A` `(r·k, in·k)` and `lora_B` `(out/groups·k, r·k)`. loralib's forward applies no
-/// dropout to a Conv2d adapter, so none is taken.
+/// `lora_A` `(r·k, in·k)` and `lora_B` `(out/groups·k, r·k)`; with `r = 0` (loralib's default)
+/// there is no adapter and the weight stays trainable (keys `conv.weight`, `conv.bias`).
+/// loralib's forward applies no dropout to a Conv2d adapter, so none is taken.
 pub struct LoRAConv2d {
     /// The adapted convolution (its weight frozen).
     pub conv: Conv2d,
@@ -244,10 +245,10 @@ pub struct LoRAConv2d {
     pub r: usize,
     /// loralib's `lora_alpha`.
     pub lora_alpha: f64,
-    /// `lora_A`: `(r·k, in_channels·k)`.
-    pub lora_a: Tensor,
-    /// `lora_B`: `(out_channels / groups · k, r·k)`.
-    pub lora_b: Tensor,
+    /// `lora_A`: `(r·k, in_channels·k)` (none for `r = 0`).
+    pub lora_a: Option<Tensor>,
+    /// `lora_B`: `(out_channels / groups · k, r·k)` (none for `r = 0`).
+    pub lora_b: Option<Tensor>,
     /// Whether `eval()` merges the adapter into `conv.weight` (and `train()` unmerges it).
     pub merge_weights: bool,
     merged: bool,
@@ -268,12 +269,18 @@ impl LoRAConv2d {
         merge_weights: bool,
         options: ConvOptions,
     ) -> Result<LoRAConv2d> {
-        check_rank(r, "lora.Conv2d")?;
         let conv = Conv2d::with_options(in_channels, out_channels, &[kernel_size], options)?;
-        conv.weight.set_requires_grad(false)?;
         let k = kernel_size;
-        let lora_a = parameter(&[r * k, in_channels * k])?;
-        let lora_b = parameter(&[out_channels / conv.groups * k, r * k])?;
+        let (lora_a, lora_b) = if r > 0 {
+            conv.weight.set_requires_grad(false)?;
+            let a = parameter(&[r * k, in_channels * k])?;
+            (
+                Some(a),
+                Some(parameter(&[out_channels / conv.groups * k, r * k])?),
+            )
+        } else {
+            (None, None)
+        };
         let m = LoRAConv2d {
             conv,
             r,
@@ -285,25 +292,33 @@ impl LoRAConv2d {
             training: true,
         };
         m.conv.reset_parameters()?;
-        init::kaiming_uniform_(&m.lora_a, 5.0f64.sqrt(), "fan_in", "leaky_relu")?;
-        init::zeros_(&m.lora_b)?;
-        if m.delta_len() != m.conv.weight.numel() {
+        if let (Some(a), Some(b)) = (&m.lora_a, &m.lora_b) {
+            init::kaiming_uniform_(a, 5.0f64.sqrt(), "fan_in", "leaky_relu")?;
+            init::zeros_(b)?;
+        }
+        if m.delta_len().is_some_and(|n| n != m.conv.weight.numel()) {
             return Err(BorchError::Value(format!(
                 "lora.Conv2d: lora_B @ lora_A has {} elements, the weight {} (loralib's layout \
                  needs groups=1)",
-                m.delta_len(),
+                m.delta_len().unwrap_or(0),
                 m.conv.weight.numel()
             )));
         }
         Ok(m)
     }
 
-    fn delta_len(&self) -> usize {
-        self.lora_b.shape()[0] * self.lora_a.shape()[1]
+    fn delta_len(&self) -> Option<usize> {
+        match (&self.lora_a, &self.lora_b) {
+            (Some(a), Some(b)) => Some(b.shape()[0] * a.shape()[1]),
+            _ => None,
+        }
     }
 
-    /// `(B A).view(weight.shape) · scaling`.
-    fn delta(&self) -> Result<Tensor> {
+    /// `(B A).view(weight.shape) · scaling` (none without an adapter).
+    fn delta(&self) -> Result<Option<Tensor>> {
+        let (Some(a), Some(b)) = (&self.lora_a, &self.lora_b) else {
+            return Ok(None);
+        };
         let shape: Vec<isize> = self
             .conv
             .weight
@@ -311,10 +326,10 @@ impl LoRAConv2d {
             .iter()
             .map(|&d| d as isize)
             .collect();
-        self.lora_b
-            .matmul(&self.lora_a)?
+        b.matmul(a)?
             .reshape(&shape)?
             .mul(self.lora_alpha / self.r as f64)
+            .map(Some)
     }
 
     /// Whether `conv.weight` holds the merged adapter.
@@ -325,7 +340,10 @@ impl LoRAConv2d {
     /// Add the adapter into `conv.weight`; nothing when merged already.
     pub fn merge(&mut self) -> Result<()> {
         if !self.merged {
-            no_grad(|| self.conv.weight.add_(&self.delta()?, 1.0))?;
+            no_grad(|| match self.delta()? {
+                Some(d) => self.conv.weight.add_(&d, 1.0),
+                None => Ok(()),
+            })?;
             self.merged = true;
         }
         Ok(())
@@ -334,7 +352,10 @@ impl LoRAConv2d {
     /// Take the adapter out of `conv.weight`; nothing when not merged.
     pub fn unmerge(&mut self) -> Result<()> {
         if self.merged {
-            no_grad(|| self.conv.weight.sub_(&self.delta()?, 1.0))?;
+            no_grad(|| match self.delta()? {
+                Some(d) => self.conv.weight.sub_(&d, 1.0),
+                None => Ok(()),
+            })?;
             self.merged = false;
         }
         Ok(())
@@ -343,10 +364,11 @@ impl LoRAConv2d {
 
 impl Module for LoRAConv2d {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        if self.merged {
-            return self.conv.forward(x);
-        }
-        let weight = self.conv.weight.add(&self.delta()?)?;
+        let delta = match self.delta()? {
+            Some(d) if !self.merged => d,
+            _ => return self.conv.forward(x),
+        };
+        let weight = self.conv.weight.add(&delta)?;
         self.conv
             .with_parameters(weight, self.conv.bias.clone())
             .forward(x)
@@ -356,10 +378,10 @@ impl Module for LoRAConv2d {
         "Conv2d".into()
     }
     fn own_parameters(&self) -> Vec<(String, Tensor)> {
-        vec![
-            ("lora_A".into(), self.lora_a.clone()),
-            ("lora_B".into(), self.lora_b.clone()),
-        ]
+        present(&[
+            ("lora_A", self.lora_a.as_ref()),
+            ("lora_B", self.lora_b.as_ref()),
+        ])
     }
     fn named_children(&self) -> Vec<(String, &dyn Module)> {
         vec![("conv".into(), &self.conv as &dyn Module)]

@@ -4,8 +4,9 @@
 //   keys and init values as loralib's, requiresGrad flags; with lora_B set, the training forward,
 //   the gradients of lora_A, lora_B and the input, eval()'s merged weight and output, train()'s
 //   unmerged weight.
-// - "refusals": loralib's arguments borch does not take (fanInFanOut, a Conv2d's r=0 or
-//   loraDropout) are NotImplementedError naming them.
+// - "conv r=0": loralib's default rank, a plain convolution in the wrapper (init, flags, output).
+// - "refusals": loralib's arguments borch does not take (fanInFanOut, a Conv2d's loraDropout)
+//   are NotImplementedError naming them.
 // - "model": mark_only_lora_as_trainable and lora_state_dict keys for the three bias modes.
 // - "training": nn.utils.lora.applyLora(model, 2, { loraAlpha: 4, targetModules: ['0', '2'] }),
 //   the adapter loaded, markOnlyLoraAsTrainable, four SGD steps (losses as torch's), loraStateDict
@@ -106,9 +107,18 @@ export async function runLoraSuite(torch, fixtureText, { filter = '', log = cons
       await replay(c, m, () => m.stateDict()['conv.weight'], out);
     });
   }
+  await run('conv r=0 (loralib default)', async (out) => {
+    const c = fx.conv_r0;
+    torch.manualSeed(c.seed);
+    const m = new nn.LoRAConv2d(2, 3, 3, { padding: 1 });
+    const sd = m.stateDict();
+    if (JSON.stringify(Object.keys(sd)) !== JSON.stringify(c.init.map((e) => e[0]))) out.push(`keys ${Object.keys(sd)}`);
+    for (const [k, , data] of c.init) await compare(`init ${k}`, sd[k], data, out, 1e-7, 0);
+    for (const [n, p] of m.namedParameters()) if (p.requiresGrad !== c.requires_grad[n]) out.push(`${n}.requiresGrad`);
+    await compare('output', m.call(t(c.input, c.x)), c.output, out);
+  });
   await run('refusals', async (out) => {
     refused(out, 'fanInFanOut', () => new nn.LoRALinear(3, 4, { r: 2, fanInFanOut: true }), 'NotImplementedError', 'fan_in_fan_out');
-    refused(out, 'conv r=0', () => new nn.LoRAConv2d(3, 4, 3), 'NotImplementedError', 'r=0');
     refused(out, 'conv loraDropout', () => new nn.LoRAConv2d(3, 4, 3, { r: 2, loraDropout: 0.1 }), 'NotImplementedError', 'lora_dropout');
     refused(out, 'bias mode', () => lora.markOnlyLoraAsTrainable(new nn.LoRALinear(3, 4, { r: 2 }), 'some'), 'NotImplementedError', 'some');
     refused(out, 'no targets', () => lora.applyLora(new nn.Sequential(new nn.Linear(2, 2)), 2), 'ValueError', 'target_modules is required');

@@ -73,7 +73,15 @@ m.train()
 close("train unmerges", m.state_dict()["weight"], c["unmerged_weight"])
 raises("fan_in_fan_out=True", NotImplementedError, "fan_in_fan_out",
        lambda: nn.LoRALinear(3, 4, r=2, fan_in_fan_out=True))
-raises("LoRAConv2d(r=0)", NotImplementedError, "r=0", lambda: nn.LoRAConv2d(3, 4, 3))
+c0 = fx["conv_r0"]
+torch.manual_seed(c0["seed"])
+plain_conv = nn.LoRAConv2d(2, 3, 3, padding=1)  # loralib's default r=0: no adapter
+check("LoRAConv2d(r=0) keys", list(plain_conv.state_dict()) == [e[0] for e in c0["init"]])
+for k, _, data in c0["init"]:
+    close(f"r=0 init {k}", plain_conv.state_dict()[k], data, atol=1e-7, rtol=0)
+close("r=0 output", plain_conv(tensor(c0["x"], c0["input"])), c0["output"])
+raises("LoRAConv2d(lora_dropout=0.1)", NotImplementedError, "lora_dropout",
+       lambda: nn.LoRAConv2d(3, 4, 3, r=2, lora_dropout=0.1))
 conv = nn.LoRAConv2d(3, 4, 3, r=2, lora_alpha=4, padding=1)
 check("LoRAConv2d keys", list(conv.state_dict()) == ["lora_A", "lora_B", "conv.weight", "conv.bias"])
 check("LoRAConv2d forward", conv(torch.randn(1, 3, 5, 5)).shape == (1, 4, 5, 5))

@@ -1,8 +1,7 @@
 //! LoRALinear and LoRAConv2d: loralib's `lora.Linear` and `lora.Conv2d` (loralib 0.1.2's
 //! argument names, order and defaults; torch has no LoRA). What loralib takes and borch does not
-//! is refused, never ignored: `fan_in_fan_out=True`, a Conv2d with `r=0` (loralib's plain
-//! convolution inside a wrapper: use nn.Conv2d) or with `lora_dropout` (loralib makes the
-//! dropout but its forward never applies it).
+//! is refused, never ignored: `fan_in_fan_out=True`, and a Conv2d's `lora_dropout` (loralib
+//! makes the dropout but its forward never applies it).
 
 use borch_tensor::api::Args;
 use borch_tensor::{BorchError, Result};
@@ -38,12 +37,6 @@ fn linear(a: &Args) -> Result<Box<dyn crate::module::Module>> {
 
 fn conv2d(a: &Args) -> Result<Box<dyn crate::module::Module>> {
     factory(a, 13)?;
-    if a.usize(3)? == 0 {
-        refuse(
-            "LoRAConv2d(r=0): loralib's r=0 is a plain convolution in a wrapper (keys \
-             conv.weight, conv.bias); borch's LoRAConv2d needs r >= 1 (use nn.Conv2d)",
-        )?;
-    }
     if a.f64(5)? != 0.0 {
         refuse(
             "LoRAConv2d(lora_dropout=...): loralib 0.1.2 makes the dropout but its Conv2d \
