@@ -86,6 +86,17 @@ conv = nn.LoRAConv2d(3, 4, 3, r=2, lora_alpha=4, padding=1)
 check("LoRAConv2d keys", list(conv.state_dict()) == ["lora_A", "lora_B", "conv.weight", "conv.bias"])
 check("LoRAConv2d forward", conv(torch.randn(1, 3, 5, 5)).shape == (1, 4, 5, 5))
 
+# loralib's three bias modes on Sequential(lora.Linear, ReLU, Linear): trainable names, adapter keys.
+modes = nn.Sequential(nn.LoRALinear(4, 6, r=2, lora_alpha=2), nn.ReLU(), nn.Linear(6, 3))
+for bias, want in fx["model"].items():
+    for p in modes.parameters():
+        p.requires_grad = True
+    lora.mark_only_lora_as_trainable(modes, bias=bias)
+    check(f"mark_only_lora_as_trainable(bias={bias!r})",
+          [n for n, p in modes.named_parameters() if p.requires_grad] == want["trainable"])
+    check(f"lora_state_dict(bias={bias!r}) keys",
+          list(lora.lora_state_dict(modes, bias=bias)) == want["lora_state_dict"])
+
 # apply_lora + mark_only_lora_as_trainable + 4 SGD steps + lora_state_dict + merge, as loralib's.
 t = fx["training"]
 model = nn.Sequential(nn.Linear(4, 6), nn.ReLU(), nn.Linear(6, 3))
