@@ -244,6 +244,19 @@ export async function runLoraSuite(torch, fixtureText, { filter = '', log = cons
     refused(out, 'not a function', () => checkpoint(3, x, { useReentrant: false }), 'TypeError', 'must be a function');
     refused(out, 'a number input', () => checkpoint((v) => v, x, 2, { useReentrant: false }), 'TypeError', 'must be a Tensor');
     refused(out, 'returns a number', () => checkpoint(() => 3, x, { useReentrant: false }), 'TypeError', 'must return one Tensor');
+    refused(out, 'an async function', () => checkpoint(async (v) => v, x, { useReentrant: false }), 'TypeError', 'not Promise');
+    refused(out, 'a freed input', () => {
+      const f = torch.ones(2);
+      f.free();
+      return checkpoint((v) => v, f, { useReentrant: false });
+    }, 'TypeError', 'freed');
+    refused(out, 'an unknown option', () => checkpoint((v) => v, x, { useReentrant: false, foo: 1 }), 'TypeError', "unexpected keyword argument 'foo'");
+    refused(out, 'determinismCheck', () => checkpoint((v) => v, x, { useReentrant: false, determinismCheck: 'x' }), 'ValueError', "should be one of ['default', 'none']");
+    const nested = checkpoint((v) => checkpoint((w) => w.tanh(), v, { useReentrant: false }).mul(2), x, { useReentrant: false });
+    x.grad = null;
+    nested.sum().backward();
+    const xs = await flat(x);
+    await compare('nested checkpoints', x.grad, xs.map((v) => 2 * (1 - Math.tanh(v) ** 2)), out, 1e-5, 1e-5);
     let calls = 0;
     class Boom extends Error {}
     const y = checkpoint((v) => {
