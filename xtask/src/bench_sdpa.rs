@@ -180,6 +180,10 @@ pub fn run(args: &[&str]) -> Result<(), String> {
             } else {
                 None
             };
+            // The same kernels with the one-row-per-thread forward (A/B of the tiled forward).
+            set_sdpa_path(SdpaPath::Rows);
+            let rows = run_pass(&device, &o, &s, pass);
+            set_sdpa_path(SdpaPath::Auto);
             let fused = fused?;
             let tflops = |ms: f64| s.flops(pass) / (ms * 1e-3) / 1e12;
             let mut text = format!(
@@ -199,6 +203,17 @@ pub fn run(args: &[&str]) -> Result<(), String> {
                     "max_abs_diff_vs_other_path": diff, "adapter": adapter,
                 }));
             };
+            match rows {
+                Ok(r) => {
+                    text.push_str(&format!(
+                        ", with the rows forward {:.3} ms ({:.2}x)",
+                        r.median_ms,
+                        r.median_ms / fused.median_ms
+                    ));
+                    push("fused_rows", &r, None);
+                }
+                Err(e) => text.push_str(&format!(", rows forward failed: {e}")),
+            }
             match math {
                 Some(Ok(m)) => {
                     let d = fused

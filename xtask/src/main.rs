@@ -41,7 +41,7 @@ const USAGE: &str = "usage:
 [--hidden 256] [--layers 1] [--bidirectional] [--warmup W] [--steps N]
   cargo xtask bench gpt [--preset baby|tiny] [--n-layer L] [--n-head H] [--n-embd D] \
 [--block-size T] [--batch B] [--sdpa fused|math] [--warmup W] [--reps R] [--profile TOP]
-  cargo xtask bench vit [--batches 1,16] [--modes eager,compiled] [--warmup W] [--reps R]
+  cargo xtask bench vit [--batches 1,16] [--modes eager,compiled] [--warmup W] [--reps R] [--profile TOP]
   cargo xtask bench dispatch [--ops 1000] [--numel 1024] [--warmup W] [--reps R] [--compare]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
 [--steps N] [--cases matmul,mlp,resnet18] [--width 64] [--resnet-steps 3] [--resnet-parts eval,train]

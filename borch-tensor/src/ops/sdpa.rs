@@ -332,7 +332,7 @@ pub fn sdpa_fused(
     let w = views(&plan, query, key, value, o.attn_mask)?;
     let (out, st) = problem(&plan, &w, &opts).forward()?;
     let shape: Vec<isize> = plan.out_shape.iter().map(|&d| d as isize).collect();
-    let result = out.reshape(&shape)?;
+    let result = out.permute(&[0, 2, 1, 3])?.reshape(&shape)?;
     let inputs = [query, key, value].map(|t| Operand::Tensor(t.clone()));
     let backward = SdpaBackward {
         plan,

@@ -18,7 +18,8 @@
 //! Params (u32 words): 0 L, 1 S, 2 H (query heads), 3 query heads per key head, 4 per value
 //! head, 5 scale (f32 bits), 6 causal, 7 B*H*L (the stats' second half: delta), 8..11 q
 //! (offset, batch, head, row strides), 12..15 k, 16..19 v, 20..23 dO, 24..28 mask (offset,
-//! batch, head, row and column strides). Stats: `[2, B*H*L]`, logsumexp then delta.
+//! batch, head, row and column strides). Stats: `[2, B*H*L]`, logsumexp then delta. The
+//! output is stored `(B, L, H, Ev)`, as torch's efficient attention stores it.
 //!
 //! Bounds: every global read is guarded (rows clamped to the last, columns compared with E,
 //! keys with S), every write by `i < L` / `j < S`, and workgroup indices are bounded by the

@@ -124,12 +124,14 @@ impl Problem<'_> {
         [n.div_ceil(T as usize) as u32, (self.b * heads) as u32, 1]
     }
 
-    /// The output `(B, H, L, Ev)` and the stats `[2, B*H*L]` (logsumexp filled).
+    /// The output, stored `(B, L, H, Ev)` (torch's efficient attention's layout: the heads'
+    /// merge `transpose(1, 2).reshape(B, L, H * Ev)` is then a view), and the stats
+    /// `[2, B*H*L]` (logsumexp filled).
     pub(crate) fn forward(&self) -> Result<(Tensor, Tensor)> {
         let dev = self.q.t.device();
         let out = Tensor::uninit(
             dev,
-            &[self.b, self.h, self.l, self.ev],
+            &[self.b, self.l, self.h, self.ev],
             crate::DType::Float32,
         )?;
         let st = Tensor::uninit(dev, &[2 * self.b * self.h * self.l], crate::DType::Float32)?;

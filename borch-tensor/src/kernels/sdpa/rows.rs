@@ -95,7 +95,7 @@ pub(super) fn forward(spec: &Spec) -> String {
     }}
     if (i < L) {{
         let inv = select(1.0 / l, 0.0, l == 0.0);
-        let ob = (bh * L + i) * {ev}u;
+        let ob = ((b * L + i) * H + h) * {ev}u;
 {stores}        st[bh * L + i] = select(m + log(l), pinf(), l == 0.0);
     }}
 }}
@@ -137,7 +137,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (i >= L) {{ return; }}
     let b = bh / H;
     let h = bh % H;
-    let obase = (bh * L + i) * {ev}u;
+    let obase = ((b * L + i) * H + h) * {ev}u;
     let gbase = p[20] + b * p[21] + h * p[22] + i * p[23];
     var d = 0.0;
 {sum}    st[p[7] + bh * L + i] = d;

@@ -94,7 +94,7 @@ fn stores(ev: u32, ko: u32, v4: u32, tx: u32) -> String {
     let mut s = String::new();
     for a in 0..4 {
         s.push_str(&format!(
-            "    {{\n        let i = i0 + ty * 4u + {a}u;\n        if (i < L) {{\n            let inv = select(1.0 / lt[{a}], 0.0, lt[{a}] == 0.0);\n            let ob = (bh * L + i) * {ev}u;\n"
+            "    {{\n        let i = i0 + ty * 4u + {a}u;\n        if (i < L) {{\n            let inv = select(1.0 / lt[{a}], 0.0, lt[{a}] == 0.0);\n            let ob = ((b * L + i) * H + h) * {ev}u;\n"
         ));
         for k in 0..ko {
             let guard = if v4.is_multiple_of(tx) {
