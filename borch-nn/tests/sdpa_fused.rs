@@ -259,39 +259,6 @@ fn tiled_forward_runs_where_it_fits() {
     assert!(forward_kernel(SdpaPath::Auto, 80).starts_with("sdpa|Forward|80|80|"));
 }
 
-/// Which dQ kernel the backward launches: the tiled one where it fits, the rows kernel for
-/// `SdpaPath::Rows`.
-#[test]
-fn tiled_grad_q_runs_where_it_fits() {
-    let _turn = PATH.lock().unwrap_or_else(|p| p.into_inner());
-    let device = default_device().unwrap();
-    let backward_kernels = |path: SdpaPath| {
-        set_sdpa_path(path);
-        let (q, k, v) = (leaf(&[1, 1, 66, 8]), leaf(&[1, 1, 40, 8]), leaf(&[1, 1, 40, 8]));
-        let out = scaled_dot_product_attention(&q, &k, &v, &Sdpa::default()).unwrap();
-        device.synchronize().unwrap();
-        device.set_profiling(true).unwrap();
-        backward(&out, Some(&randn(&[1, 1, 66, 8], None).unwrap()), false).unwrap();
-        device.set_profiling(false).unwrap();
-        set_sdpa_path(SdpaPath::Auto);
-        let mut keys: Vec<String> = device
-            .take_profile()
-            .into_iter()
-            .filter_map(|k| k.key.split('|').nth(1).map(String::from))
-            .collect();
-        keys.sort();
-        keys
-    };
-    assert_eq!(
-        backward_kernels(SdpaPath::Auto),
-        ["Delta", "GradK", "GradV", "TiledGradQ"]
-    );
-    assert_eq!(
-        backward_kernels(SdpaPath::Rows),
-        ["Delta", "GradK", "GradQ", "GradV"]
-    );
-}
-
 /// A backward that builds a graph (`create_graph`) takes the fused op's composed derivative
 /// (the math path recomputed from the recorded inputs, with a graph): the same gradients.
 #[test]

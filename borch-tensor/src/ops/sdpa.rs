@@ -24,8 +24,7 @@ pub enum SdpaPath {
     Auto,
     /// torch's math path (composed ops, the `L x S` matrix materialised).
     Math,
-    /// The fused kernels, but the one-row-per-thread forward and dQ where the tiled ones would
-    /// run.
+    /// The fused kernels, but the one-row-per-thread forward where the tiled one would run.
     Rows,
     /// The fused kernels with the tiled forward's 32-key blocks where it runs (tests).
     TiledBlock32,
@@ -76,8 +75,6 @@ struct Plan {
     bc: u32,
     /// The tiled forward's key block, where it runs.
     tiled: Option<u32>,
-    /// Whether dQ runs by tiles.
-    tiled_grad_q: bool,
     /// The output's shape as torch's math path gives it (no heads dim for 2-D inputs).
     out_shape: Vec<usize>,
 }
@@ -148,7 +145,6 @@ fn plan(q: &Tensor, k: &Tensor, v: &Tensor, o: &SdpaOptions<'_>) -> Option<Plan>
         SdpaPath::TiledBlock32 => k::tiled_block(e, ev, limit, &[32]),
         _ => k::tiled_block(e, ev, limit, &[64, 32]),
     };
-    let tiled_grad_q = sdpa_path() != SdpaPath::Rows && k::tiled_grad_q_fits(e, ev, limit);
     let mut out_shape = out_lead;
     out_shape.extend([l, ev]);
     let plan = Plan {
@@ -161,7 +157,6 @@ fn plan(q: &Tensor, k: &Tensor, v: &Tensor, o: &SdpaOptions<'_>) -> Option<Plan>
         ev,
         bc,
         tiled,
-        tiled_grad_q,
     };
     let max = dev.limits().max_compute_workgroups_per_dimension as usize;
     let rows = l.max(s).div_ceil(k::T as usize);
@@ -296,7 +291,6 @@ fn problem<'a>(plan: &Plan, w: &'a Views, o: &Opts) -> Problem<'a> {
         causal: o.causal,
         bc: plan.bc,
         tiled: plan.tiled,
-        tiled_grad_q: plan.tiled_grad_q,
         q: view_of(&w.q),
         k: view_of(&w.k),
         v: view_of(&w.v),

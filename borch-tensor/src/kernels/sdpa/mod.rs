@@ -29,11 +29,9 @@
 mod problem;
 mod rows;
 mod tiled;
-mod tiled_grad;
 
 pub(crate) use problem::{Mask4, Problem, View4};
 pub(crate) use tiled::tiled_block;
-pub(crate) use tiled_grad::tiled_grad_q_fits;
 
 /// Threads (rows) per workgroup.
 pub(crate) const T: u32 = 64;
@@ -54,8 +52,6 @@ pub(crate) enum Pass {
     Forward,
     /// The forward by 4 x 4 tiles of scores per thread (`tiled.rs`).
     TiledForward,
-    /// dQ by 4 x 4 tiles per thread (`tiled_grad.rs`).
-    TiledGradQ,
     Delta,
     GradQ,
     GradK,
@@ -106,7 +102,6 @@ impl Spec {
             Pass::TiledForward => tiled::forward(self),
             Pass::Delta => rows::delta(self),
             Pass::GradQ => rows::grad_q(self),
-            Pass::TiledGradQ => tiled_grad::grad_q(self),
             Pass::GradK | Pass::GradV => rows::grad_kv(self),
         }
     }
@@ -224,16 +219,6 @@ pub(crate) fn sources() -> Vec<(String, String)> {
                     e: e as u32,
                     ev: ev as u32,
                     bc,
-                    mask,
-                };
-                out.push((spec.key(), spec.source()));
-            }
-            if e <= 64 && ev <= 64 {
-                let spec = Spec {
-                    pass: Pass::TiledGradQ,
-                    e: e as u32,
-                    ev: ev as u32,
-                    bc: 32,
                     mask,
                 };
                 out.push((spec.key(), spec.source()));

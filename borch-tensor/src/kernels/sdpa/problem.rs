@@ -48,8 +48,6 @@ pub(crate) struct Problem<'a> {
     pub bc: u32,
     /// The tiled forward's key block, where it takes the call (`tiled.rs`).
     pub tiled: Option<u32>,
-    /// Whether dQ runs by tiles (`tiled_grad.rs`).
-    pub tiled_grad_q: bool,
     pub q: View4<'a>,
     pub k: View4<'a>,
     pub v: View4<'a>,
@@ -68,7 +66,6 @@ impl Problem<'_> {
             ev: self.ev as u32,
             bc: match (pass, self.tiled) {
                 (Pass::TiledForward, Some(bc)) => bc,
-                (Pass::TiledGradQ, _) => 32,
                 _ => self.bc,
             },
             mask: self.mask_kind(),
@@ -174,13 +171,7 @@ impl Problem<'_> {
         let dq = if want[0] {
             let dq = Tensor::uninit(dev, &[self.b, self.h, self.l, self.e], f32)?;
             let t = [&dq, st, self.q.t, self.k.t, self.v.t, g.t];
-            // The tiled dQ's 64 query rows per workgroup are the rows kernel's T.
-            let pass = if self.tiled_grad_q {
-                Pass::TiledGradQ
-            } else {
-                Pass::GradQ
-            };
-            self.run(pass, &t, Some(g), self.rows(self.l, self.h))?;
+            self.run(Pass::GradQ, &t, Some(g), self.rows(self.l, self.h))?;
             Some(dq)
         } else {
             None

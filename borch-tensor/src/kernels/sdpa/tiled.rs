@@ -36,39 +36,27 @@ fn keys_len(e4: u32, bc: u32) -> u32 {
 }
 
 /// `f(0), f(1), …` over `0..n`, one line each.
-pub(super) fn each(n: u32, f: impl Fn(u32) -> String) -> String {
+fn each(n: u32, f: impl Fn(u32) -> String) -> String {
     (0..n).map(|i| format!("{}\n", f(i))).collect()
 }
 
-/// The 4 x 4 tile `{reg}{a}[{b}]` = row `4ty + a` of `rows` (staged `[row][n4]`) dotted with
-/// row `tx + b * TX` of `cols` (staged `[row][n4]`, rotated by `rot_fn`).
-pub(super) fn dot_tile(reg: &str, rows: &str, cols: &str, n4: &str, rot_fn: &str) -> String {
-    let loads = each(4, |a| format!("            let x{a} = {rows}[(ty * 4u + {a}u) * {n4} + c];"))
+/// The 4 x 4 score tile: `s{a}[{b}]` for row `4ty + a`, key `tx + b * TX`.
+fn score_tile(spec: &Spec) -> String {
+    let loads = each(4, |a| format!("            let q{a} = qs[(ty * 4u + {a}u) * E4 + c];"))
         + &each(4, |b| {
-            format!(
-                "            let y{b} = {cols}[(tx + {b}u * TX) * {n4} + {rot_fn}(c, tx + {b}u * TX)];"
-            )
+            format!("            let k{b} = kp[(tx + {b}u * TX) * E4 + rot(c, tx + {b}u * TX)];")
         });
     let fma = each(4, |a| {
         format!(
-            "            {reg}{a} = {reg}{a} + vec4<f32>(dot(x{a}, y0), dot(x{a}, y1), dot(x{a}, y2), dot(x{a}, y3));"
+            "            s{a} = s{a} + vec4<f32>(dot(q{a}, k0), dot(q{a}, k1), dot(q{a}, k2), dot(q{a}, k3));"
         )
     });
-    format!(
-        "{}        for (var c = 0u; c < {n4}; c = c + 1u) {{\n{loads}{fma}        }}\n",
-        each(4, |a| format!("        var {reg}{a} = vec4<f32>(0.0);"))
-    )
-}
-
-/// The scores `s{a}[{b}]` of row `i0 + 4ty + a` with key `r0 + tx + b * TX`: `NEG` past the keys
-/// and above the diagonal (causal), the mask's term added elsewhere.
-pub(super) fn mask_tile(spec: &Spec) -> String {
     let mask = if spec.mask == super::MaskKind::None {
         String::new()
     } else {
         "                else { SV = SV + mval(b, h, min(i, L - 1u), j); }\n".into()
     };
-    (0..4)
+    let masks: String = (0..4)
         .flat_map(|a| (0..4).map(move |b| (a, b)))
         .map(|(a, b)| {
             let sv = format!("s{a}[{b}]");
@@ -77,56 +65,28 @@ pub(super) fn mask_tile(spec: &Spec) -> String {
                 mask.replace("SV", &sv)
             )
         })
-        .collect()
-}
-
-/// `fn NAME(c, j)`: the position of vec4 `c` of staged row `j` (rows of `n4` vec4s rotated by
-/// their index, so threads reading different rows at one column hit different banks).
-pub(super) fn rotation(name: &str, n4: u32) -> String {
-    let body = if n4.is_power_of_two() {
-        format!("(c + j) & {}u", n4 - 1)
-    } else {
-        format!("(c + j) % {n4}u")
-    };
-    format!("fn {name}(c: u32, j: u32) -> u32 {{ return {body}; }}\n")
-}
-
-/// Stage rows `r0..r0 + BC` (of `n` rows, at `base + r * stride`) of `src` into `sh`, `w` vec4s a
-/// row, rotated by `rot_fn` (zero past `n`).
-pub(super) fn stage_rotated(sh: &str, src: &str, w: &str, base: &str, stride: &str, rot_fn: &str) -> String {
+        .collect();
     format!(
-        r#"        for (var t = lid; t < BC * {w}; t = t + NT) {{
-            let r = t / {w};
-            let c = t % {w};
-            var x = vec4<f32>(0.0);
-            if (r0 + r < S) {{ x = ld_{src}({base} + (r0 + r) * {stride}, c); }}
-            {sh}[r * {w} + {rot_fn}(c, r)] = x;
-        }}
-"#
+        "{}        for (var c = 0u; c < E4; c = c + 1u) {{\n{loads}{fma}        }}\n{masks}",
+        each(4, |a| format!("        var s{a} = vec4<f32>(0.0);"))
     )
 }
 
 /// The block's tile `{reg}0..3`, transposed into the keys' memory.
-pub(super) fn write_tile(reg: &str) -> String {
-    write_tile_to("kp", reg)
-}
-
-/// The tile `{reg}0..3` transposed into `sh` (`[column][row / 4]`).
-pub(super) fn write_tile_to(sh: &str, reg: &str) -> String {
+fn write_tile(reg: &str) -> String {
     each(4, |b| {
         format!(
-            "        {sh}[(tx + {b}u * TX) * R4 + ty] = vec4<f32>({reg}0[{b}], {reg}1[{b}], {reg}2[{b}], {reg}3[{b}]);"
+            "        kp[(tx + {b}u * TX) * R4 + ty] = vec4<f32>({reg}0[{b}], {reg}1[{b}], {reg}2[{b}], {reg}3[{b}]);"
         )
     })
 }
 
-/// The column vec4 `tx + k * TX` of a row of `n4` vec4s (the constant `limit`), clamped where
-/// `n4` is not a multiple of `TX`.
-pub(super) fn column(k: u32, n4: u32, tx: u32, limit: &str) -> String {
-    if n4.is_multiple_of(tx) {
+/// The column vec4 `tx + k * TX` of the output, clamped where `V4` is not a multiple of `TX`.
+fn column(k: u32, v4: u32, tx: u32) -> String {
+    if v4.is_multiple_of(tx) {
         format!("tx + {k}u * TX")
     } else {
-        format!("min(tx + {k}u * TX, {limit} - 1u)")
+        format!("min(tx + {k}u * TX, V4 - 1u)")
     }
 }
 
@@ -173,6 +133,11 @@ pub(super) fn forward(spec: &Spec) -> String {
         ("v", false, "f32"),
     ];
     b.extend(mask_binding(spec.mask));
+    let rot = if e4.is_power_of_two() {
+        format!("(c + j) & {}u", e4 - 1)
+    } else {
+        "(c + j) % E4".to_string()
+    };
     let oregs = (0..4)
         .flat_map(|a| (0..ko).map(move |k| format!("    var o{a}_{k} = vec4<f32>(0.0);\n")))
         .collect::<String>();
@@ -183,7 +148,7 @@ pub(super) fn forward(spec: &Spec) -> String {
         .map(|k| {
             format!(
                 "            let v{k} = vs[jj * V4 + {}];\n{}",
-                column(k, v4, tx, "V4"),
+                column(k, v4, tx),
                 each(4, |a| format!("            o{a}_{k} = o{a}_{k} + pr[{a}] * v{k};"))
             )
         })
@@ -199,7 +164,7 @@ const R4: u32 = {r4}u;
 var<workgroup> qs: array<vec4<f32>, {qn}>;
 var<workgroup> kp: array<vec4<f32>, {kn}>;
 var<workgroup> vs: array<vec4<f32>, {vn}>;
-{HELPERS}{mask}{lq}{lk}{lv}{rot}
+{HELPERS}{mask}{lq}{lk}{lv}fn rot(c: u32, j: u32) -> u32 {{ return {rot}; }}
 @compute @workgroup_size({nt})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{
     let L = p[0];
@@ -228,7 +193,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (p[6] == 1u) {{ send = min(S, i0 + BR); }}
     for (var r0 = 0u; r0 < send; r0 = r0 + BC) {{
         workgroupBarrier();
-{stage_k}        for (var t = lid; t < BC * V4; t = t + NT) {{
+        for (var t = lid; t < BC * E4; t = t + NT) {{
+            let r = t / E4;
+            let c = t % E4;
+            var x = vec4<f32>(0.0);
+            if (r0 + r < S) {{ x = ld_k(kbase + (r0 + r) * p[15], c); }}
+            kp[r * E4 + rot(c, r)] = x;
+        }}
+        for (var t = lid; t < BC * V4; t = t + NT) {{
             let r = t / V4;
             var x = vec4<f32>(0.0);
             if (r0 + r < S) {{ x = ld_v(vbase + (r0 + r) * p[19], t % V4); }}
@@ -266,9 +238,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         lq = loader("q", spec.e),
         lk = loader("k", spec.e),
         lv = loader("v", spec.ev),
-        rot = rotation("rot", e4),
-        stage_k = stage_rotated("kp", "k", "E4", "kbase", "p[15]", "rot"),
-        scores = dot_tile("s", "qs", "kp", "E4", "rot") + &mask_tile(spec),
+        scores = score_tile(spec),
         write_s = write_tile("s"),
         probs = each(4, |a| format!(
             "        let p{a} = select(exp(s{a} - vec4<f32>(mn[{a}])), vec4<f32>(0.0), s{a} == vec4<f32>(NEG));"
