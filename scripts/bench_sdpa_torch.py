@@ -185,7 +185,7 @@ def main():
         for r in results:
             if not r["backend"].startswith("default"):
                 continue
-            for path in ["fused", "math"]:
+            for path in ["fused", "fused_rows", "math"]:
                 d = borch.get((r["case"], r["pass"], path))
                 if d:
                     ratio = r["median_ms"] / d["median_ms"]

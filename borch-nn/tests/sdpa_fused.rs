@@ -106,6 +106,8 @@ fn cases() -> Vec<Case> {
         case("E128", &[1, 1, 5, 128], &[1, 1, 17, 128], &[1, 1, 17, 128]),
         case("E80_Ev96", &[1, 2, 66, 80], &[1, 2, 6, 80], &[1, 2, 6, 96]),
         case("2d", &[67, 4], &[5, 4], &[5, 2]),
+        case("E64_L130_S131", &[1, 1, 130, 64], &[1, 1, 131, 64], &[1, 1, 131, 64]),
+        case("E36_Ev20", &[1, 2, 70, 36], &[1, 2, 100, 36], &[1, 2, 100, 20]),
         case("broadcast_batch", &[2, 2, 3, 4], &[2, 33, 4], &[1, 33, 4]),
     ];
     let mut c = case(
@@ -127,6 +129,12 @@ fn cases() -> Vec<Case> {
     let mut c = case("causal_L9_S70", &[2, 9, 8], &[2, 70, 8], &[2, 70, 8]);
     c.causal = true;
     c.scale = Some(-0.4);
+    out.push(c);
+    let mut c = case("causal_E64_L129", &[1, 2, 129, 64], &[1, 2, 129, 64], &[1, 2, 129, 64]);
+    c.causal = true;
+    out.push(c);
+    let mut c = case("float_mask_S97", &[1, 2, 66, 16], &[1, 2, 97, 16], &[1, 2, 97, 16]);
+    c.mask = Some((vec![1, 2, 66, 97], DType::Float32));
     out.push(c);
     let mut c = case("bool_mask", &[2, 2, 66, 8], &[2, 2, 35, 8], &[2, 2, 35, 8]);
     c.mask = Some((vec![2, 1, 66, 35], DType::Bool));
@@ -154,8 +162,13 @@ fn cases() -> Vec<Case> {
 fn fused_agrees_with_the_math_path() {
     let _turn = PATH.lock().unwrap_or_else(|p| p.into_inner());
     let mut bad = Vec::new();
-    for (n, c) in cases().iter().enumerate() {
-        set_sdpa_path(SdpaPath::Auto);
+    let fused_paths = [SdpaPath::Auto, SdpaPath::Rows, SdpaPath::TiledBlock32];
+    for ((n, c), path) in cases()
+        .iter()
+        .enumerate()
+        .flat_map(|c| fused_paths.map(|p| (c, p)))
+    {
+        set_sdpa_path(path);
         let fused = run(c, n as u64);
         set_sdpa_path(SdpaPath::Math);
         let math = run(c, n as u64);
@@ -164,7 +177,7 @@ fn fused_agrees_with_the_math_path() {
         // key whose columns are strided.
         let want = if c.key_t { 2.0 } else { 1.0 };
         if fused[4] != [want] {
-            bad.push(format!("{}: {} forward dispatches", c.name, fused[4][0]));
+            bad.push(format!("{} {path:?}: {} forward dispatches", c.name, fused[4][0]));
         }
         for (what, (a, b)) in ["out", "dq", "dk", "dv"]
             .iter()
@@ -176,7 +189,7 @@ fn fused_agrees_with_the_math_path() {
                 .map(|(x, y)| (x - y).abs() / (1.0 + y.abs()))
                 .fold(0.0, f64::max);
             if a.len() != b.len() || worst.is_nan() || worst > 1e-4 {
-                bad.push(format!("{} {what}: worst {worst:e}", c.name));
+                bad.push(format!("{} {path:?} {what}: worst {worst:e}", c.name));
             }
         }
     }
@@ -216,6 +229,34 @@ fn fused_forward_is_one_dispatch_and_backward_four() {
     assert_eq!(d2 - d1, 4, "backward dispatches (delta, dQ, dK, dV)");
     // Dropout keeps the math path (torch's RNG stream).
     assert!(!sdpa_fusable(&q, &k, &v, 0.1, &fused));
+}
+
+/// Which forward kernel each path launches: the tiled one (with the block asked for) where it
+/// fits, the rows kernel for `SdpaPath::Rows` and for head dims above 64.
+#[test]
+fn tiled_forward_runs_where_it_fits() {
+    let _turn = PATH.lock().unwrap_or_else(|p| p.into_inner());
+    let device = default_device().unwrap();
+    let forward_kernel = |path: SdpaPath, e: usize| {
+        set_sdpa_path(path);
+        let (q, k, v) = (leaf(&[1, 1, 66, e]), leaf(&[1, 1, 40, e]), leaf(&[1, 1, 40, e]));
+        device.set_profiling(true).unwrap();
+        let out = scaled_dot_product_attention(&q, &k, &v, &Sdpa::default()).unwrap();
+        device.set_profiling(false).unwrap();
+        set_sdpa_path(SdpaPath::Auto);
+        drop(out);
+        let keys: Vec<String> = device.take_profile().into_iter().map(|k| k.key).collect();
+        assert_eq!(keys.len(), 1, "{keys:?}");
+        // The key: sdpa|pass|e|ev|block|mask, then the grid.
+        keys[0].split('|').take(5).collect::<Vec<_>>().join("|")
+    };
+    assert_eq!(
+        forward_kernel(SdpaPath::TiledBlock32, 8),
+        "sdpa|TiledForward|8|8|32"
+    );
+    assert!(forward_kernel(SdpaPath::Auto, 64).starts_with("sdpa|TiledForward|64|64|"));
+    assert!(forward_kernel(SdpaPath::Rows, 8).starts_with("sdpa|Forward|8|8|"));
+    assert!(forward_kernel(SdpaPath::Auto, 80).starts_with("sdpa|Forward|80|80|"));
 }
 
 /// A backward that builds a graph (`create_graph`) takes the fused op's composed derivative

@@ -89,6 +89,8 @@ struct Options {
     reps: usize,
     math: bool,
     passes: Vec<String>,
+    /// `--profile N`: one more call of each case and path profiled per kernel (top N printed).
+    profile: usize,
 }
 
 fn parse(args: &[&str], software: bool) -> Result<Options, String> {
@@ -98,6 +100,7 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
         reps: if software { 5 } else { 20 },
         math: true,
         passes: vec!["forward".into(), "forward_backward".into()],
+        profile: 0,
     };
     let mut it = args.iter();
     while let Some(&arg) = it.next() {
@@ -108,6 +111,7 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
             "--warmup" => o.warmup = value()?.parse().map_err(|_| "bad --warmup")?,
             "--reps" => o.reps = value()?.parse().map_err(|_| "bad --reps")?,
             "--no-math" => o.math = false,
+            "--profile" => o.profile = value()?.parse().map_err(|_| "bad --profile")?,
             "--passes" => o.passes = value()?.split(',').map(String::from).collect(),
             other => return Err(format!("unknown option {other}\n{}", crate::USAGE)),
         }
@@ -159,7 +163,12 @@ fn run_pass(device: &Device, o: &Options, s: &Shape, pass: &str) -> Result<Timed
             .flatten()
             .ok_or_else(|| "no gradient for q".to_string())
     };
-    time_calls(device, o.warmup, o.reps, call)
+    let timed = time_calls(device, o.warmup, o.reps, call)?;
+    if o.profile > 0 {
+        println!("sdpa {} {pass} ({:?}), profiled:", s.name(), borch_tensor::sdpa_path());
+        crate::bench_profile::report(device, o.profile, || call().map(drop))?;
+    }
+    Ok(timed)
 }
 
 pub fn run(args: &[&str]) -> Result<(), String> {
@@ -180,6 +189,10 @@ pub fn run(args: &[&str]) -> Result<(), String> {
             } else {
                 None
             };
+            // The same kernels with the one-row-per-thread forward (A/B of the tiled forward).
+            set_sdpa_path(SdpaPath::Rows);
+            let rows = run_pass(&device, &o, &s, pass);
+            set_sdpa_path(SdpaPath::Auto);
             let fused = fused?;
             let tflops = |ms: f64| s.flops(pass) / (ms * 1e-3) / 1e12;
             let mut text = format!(
@@ -199,6 +212,17 @@ pub fn run(args: &[&str]) -> Result<(), String> {
                     "max_abs_diff_vs_other_path": diff, "adapter": adapter,
                 }));
             };
+            match rows {
+                Ok(r) => {
+                    text.push_str(&format!(
+                        ", with the rows forward {:.3} ms ({:.2}x)",
+                        r.median_ms,
+                        r.median_ms / fused.median_ms
+                    ));
+                    push("fused_rows", &r, None);
+                }
+                Err(e) => text.push_str(&format!(", rows forward failed: {e}")),
+            }
             match math {
                 Some(Ok(m)) => {
                     let d = fused

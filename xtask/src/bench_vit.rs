@@ -21,6 +21,8 @@ struct Options {
     modes: Vec<String>,
     warmup: usize,
     reps: usize,
+    /// `--profile N`: after the timed calls of each batch, one eager call profiled per kernel.
+    profile: usize,
 }
 
 fn parse(args: &[&str], software: bool) -> Result<Options, String> {
@@ -29,6 +31,7 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
         modes: vec!["eager".into(), "compiled".into()],
         warmup: 3,
         reps: if software { 3 } else { 20 },
+        profile: 0,
     };
     let mut it = args.iter();
     while let Some(&arg) = it.next() {
@@ -43,6 +46,7 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
             "--modes" => o.modes = value()?.split(',').map(String::from).collect(),
             "--warmup" => o.warmup = value()?.parse().map_err(|_| "bad --warmup")?,
             "--reps" => o.reps = value()?.parse().map_err(|_| "bad --reps")?,
+            "--profile" => o.profile = value()?.parse().map_err(|_| "bad --profile")?,
             other => return Err(format!("unknown option {other}\n{}", crate::USAGE)),
         }
     }
@@ -105,6 +109,12 @@ pub fn run(args: &[&str]) -> Result<(), String> {
                 "logits_first": &logits[..8.min(logits.len())], "logits_sum": sum,
                 "adapter": adapter,
             }));
+        }
+        if o.profile > 0 {
+            println!("vit_tiny_patch16_224 eval b{b} eager, profiled:");
+            crate::bench_profile::report(&device, o.profile, || {
+                borch_autograd::no_grad(|| eager.forward(&x)).map(drop).map_err(err)
+            })?;
         }
     }
     for l in lines {

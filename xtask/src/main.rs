@@ -36,12 +36,12 @@ const USAGE: &str = "usage:
   cargo xtask bench resnet18 [--batches 16,32,64] [--eval-batches 1,16] [--modes eager] \
 [--warmup W] [--steps N] [--width 64] [--export-weights PATH] [--profile TOP]
   cargo xtask bench sdpa [--small | --full] [--passes forward,forward_backward] [--warmup W] \
-[--reps R] [--no-math]
+[--reps R] [--no-math] [--profile TOP]
   cargo xtask bench lstm [--mode lstm|gru|rnn] [--seq 64] [--batch 32] [--input 256] \
 [--hidden 256] [--layers 1] [--bidirectional] [--warmup W] [--steps N]
   cargo xtask bench gpt [--preset baby|tiny] [--n-layer L] [--n-head H] [--n-embd D] \
 [--block-size T] [--batch B] [--sdpa fused|math] [--warmup W] [--reps R] [--profile TOP]
-  cargo xtask bench vit [--batches 1,16] [--modes eager,compiled] [--warmup W] [--reps R]
+  cargo xtask bench vit [--batches 1,16] [--modes eager,compiled] [--warmup W] [--reps R] [--profile TOP]
   cargo xtask bench dispatch [--ops 1000] [--numel 1024] [--warmup W] [--reps R] [--compare]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
 [--steps N] [--cases matmul,mlp,resnet18] [--width 64] [--resnet-steps 3] [--resnet-parts eval,train]

@@ -11,9 +11,16 @@ pub fn linear(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> Result<
         )));
     }
     let weight_t = weight.t()?;
-    // torch: addmm for a 2-D input with a bias (one fused kernel), matmul otherwise.
+    // torch: addmm for a 2-D input with a bias (one fused kernel), and for a contiguous 3-D one
+    // seen as 2-D (`_flatten_nd_linear`); matmul then add otherwise.
     match bias {
         Some(b) if input.dim() == 2 => b.addmm(input, &weight_t, 1.0, 1.0),
+        Some(b) if input.dim() == 3 && input.is_contiguous() => {
+            let s = input.shape();
+            let flat = input.reshape(&[(s[0] * s[1]) as isize, s[2] as isize])?;
+            let out = b.addmm(&flat, &weight_t, 1.0, 1.0)?;
+            out.reshape(&[s[0] as isize, s[1] as isize, weight.shape()[0] as isize])
+        }
         Some(b) => input.matmul(&weight_t)?.add(b),
         None => input.matmul(&weight_t),
     }

@@ -24,6 +24,10 @@ pub enum SdpaPath {
     Auto,
     /// torch's math path (composed ops, the `L x S` matrix materialised).
     Math,
+    /// The fused kernels, but the one-row-per-thread forward where the tiled one would run.
+    Rows,
+    /// The fused kernels with the tiled forward's 32-key blocks where it runs (tests).
+    TiledBlock32,
 }
 
 static PATH: Mutex<SdpaPath> = Mutex::new(SdpaPath::Auto);
@@ -69,6 +73,8 @@ struct Plan {
     e: usize,
     ev: usize,
     bc: u32,
+    /// The tiled forward's key block, where it runs.
+    tiled: Option<u32>,
     /// The output's shape as torch's math path gives it (no heads dim for 2-D inputs).
     out_shape: Vec<usize>,
 }
@@ -132,7 +138,13 @@ fn plan(q: &Tensor, k: &Tensor, v: &Tensor, o: &SdpaOptions<'_>) -> Option<Plan>
         }
     };
     let dev = q.device();
-    let bc = k::block_for(e, ev, dev.limits().max_compute_workgroup_storage_size)?;
+    let limit = dev.limits().max_compute_workgroup_storage_size;
+    let bc = k::block_for(e, ev, limit)?;
+    let tiled = match sdpa_path() {
+        SdpaPath::Rows => None,
+        SdpaPath::TiledBlock32 => k::tiled_block(e, ev, limit, &[32]),
+        _ => k::tiled_block(e, ev, limit, &[64, 32]),
+    };
     let mut out_shape = out_lead;
     out_shape.extend([l, ev]);
     let plan = Plan {
@@ -144,6 +156,7 @@ fn plan(q: &Tensor, k: &Tensor, v: &Tensor, o: &SdpaOptions<'_>) -> Option<Plan>
         e,
         ev,
         bc,
+        tiled,
     };
     let max = dev.limits().max_compute_workgroups_per_dimension as usize;
     let rows = l.max(s).div_ceil(k::T as usize);
@@ -277,6 +290,7 @@ fn problem<'a>(plan: &Plan, w: &'a Views, o: &Opts) -> Problem<'a> {
         scale: o.scale as f32,
         causal: o.causal,
         bc: plan.bc,
+        tiled: plan.tiled,
         q: view_of(&w.q),
         k: view_of(&w.k),
         v: view_of(&w.v),
@@ -318,7 +332,7 @@ pub fn sdpa_fused(
     let w = views(&plan, query, key, value, o.attn_mask)?;
     let (out, st) = problem(&plan, &w, &opts).forward()?;
     let shape: Vec<isize> = plan.out_shape.iter().map(|&d| d as isize).collect();
-    let result = out.reshape(&shape)?;
+    let result = out.permute(&[0, 2, 1, 3])?.reshape(&shape)?;
     let inputs = [query, key, value].map(|t| Operand::Tensor(t.clone()));
     let backward = SdpaBackward {
         plan,
