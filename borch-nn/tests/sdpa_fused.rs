@@ -106,8 +106,18 @@ fn cases() -> Vec<Case> {
         case("E128", &[1, 1, 5, 128], &[1, 1, 17, 128], &[1, 1, 17, 128]),
         case("E80_Ev96", &[1, 2, 66, 80], &[1, 2, 6, 80], &[1, 2, 6, 96]),
         case("2d", &[67, 4], &[5, 4], &[5, 2]),
-        case("E64_L130_S131", &[1, 1, 130, 64], &[1, 1, 131, 64], &[1, 1, 131, 64]),
-        case("E36_Ev20", &[1, 2, 70, 36], &[1, 2, 100, 36], &[1, 2, 100, 20]),
+        case(
+            "E64_L130_S131",
+            &[1, 1, 130, 64],
+            &[1, 1, 131, 64],
+            &[1, 1, 131, 64],
+        ),
+        case(
+            "E36_Ev20",
+            &[1, 2, 70, 36],
+            &[1, 2, 100, 36],
+            &[1, 2, 100, 20],
+        ),
         case("broadcast_batch", &[2, 2, 3, 4], &[2, 33, 4], &[1, 33, 4]),
     ];
     let mut c = case(
@@ -130,10 +140,20 @@ fn cases() -> Vec<Case> {
     c.causal = true;
     c.scale = Some(-0.4);
     out.push(c);
-    let mut c = case("causal_E64_L129", &[1, 2, 129, 64], &[1, 2, 129, 64], &[1, 2, 129, 64]);
+    let mut c = case(
+        "causal_E64_L129",
+        &[1, 2, 129, 64],
+        &[1, 2, 129, 64],
+        &[1, 2, 129, 64],
+    );
     c.causal = true;
     out.push(c);
-    let mut c = case("float_mask_S97", &[1, 2, 66, 16], &[1, 2, 97, 16], &[1, 2, 97, 16]);
+    let mut c = case(
+        "float_mask_S97",
+        &[1, 2, 66, 16],
+        &[1, 2, 97, 16],
+        &[1, 2, 97, 16],
+    );
     c.mask = Some((vec![1, 2, 66, 97], DType::Float32));
     out.push(c);
     let mut c = case("bool_mask", &[2, 2, 66, 8], &[2, 2, 35, 8], &[2, 2, 35, 8]);
@@ -177,7 +197,10 @@ fn fused_agrees_with_the_math_path() {
         // key whose columns are strided.
         let want = if c.key_t { 2.0 } else { 1.0 };
         if fused[4] != [want] {
-            bad.push(format!("{} {path:?}: {} forward dispatches", c.name, fused[4][0]));
+            bad.push(format!(
+                "{} {path:?}: {} forward dispatches",
+                c.name, fused[4][0]
+            ));
         }
         for (what, (a, b)) in ["out", "dq", "dk", "dv"]
             .iter()
@@ -239,7 +262,11 @@ fn tiled_forward_runs_where_it_fits() {
     let device = default_device().unwrap();
     let forward_kernel = |path: SdpaPath, e: usize| {
         set_sdpa_path(path);
-        let (q, k, v) = (leaf(&[1, 1, 66, e]), leaf(&[1, 1, 40, e]), leaf(&[1, 1, 40, e]));
+        let (q, k, v) = (
+            leaf(&[1, 1, 66, e]),
+            leaf(&[1, 1, 40, e]),
+            leaf(&[1, 1, 40, e]),
+        );
         device.set_profiling(true).unwrap();
         let out = scaled_dot_product_attention(&q, &k, &v, &Sdpa::default()).unwrap();
         device.set_profiling(false).unwrap();

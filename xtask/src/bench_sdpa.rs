@@ -165,7 +165,11 @@ fn run_pass(device: &Device, o: &Options, s: &Shape, pass: &str) -> Result<Timed
     };
     let timed = time_calls(device, o.warmup, o.reps, call)?;
     if o.profile > 0 {
-        println!("sdpa {} {pass} ({:?}), profiled:", s.name(), borch_tensor::sdpa_path());
+        println!(
+            "sdpa {} {pass} ({:?}), profiled:",
+            s.name(),
+            borch_tensor::sdpa_path()
+        );
         crate::bench_profile::report(device, o.profile, || call().map(drop))?;
     }
     Ok(timed)

@@ -113,7 +113,9 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         if o.profile > 0 {
             println!("vit_tiny_patch16_224 eval b{b} eager, profiled:");
             crate::bench_profile::report(&device, o.profile, || {
-                borch_autograd::no_grad(|| eager.forward(&x)).map(drop).map_err(err)
+                borch_autograd::no_grad(|| eager.forward(&x))
+                    .map(drop)
+                    .map_err(err)
             })?;
         }
     }

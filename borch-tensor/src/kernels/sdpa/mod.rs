@@ -199,7 +199,6 @@ fn mask_binding(mask: MaskKind) -> Option<(&'static str, bool, &'static str)> {
     }
 }
 
-
 /// Every specialisation the tests compile, for validation by naga.
 pub(crate) fn sources() -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -210,7 +209,16 @@ pub(crate) fn sources() -> Vec<(String, String)> {
         Pass::GradK,
         Pass::GradV,
     ];
-    for (e, ev) in [(4, 6), (8, 8), (64, 64), (3, 5), (128, 128), (80, 96), (64, 20), (36, 64)] {
+    for (e, ev) in [
+        (4, 6),
+        (8, 8),
+        (64, 64),
+        (3, 5),
+        (128, 128),
+        (80, 96),
+        (64, 20),
+        (36, 64),
+    ] {
         for mask in [MaskKind::None, MaskKind::Float, MaskKind::Bool] {
             for pass in passes {
                 let bc = block_for(e, ev, 16384).unwrap_or(4);
@@ -239,4 +247,3 @@ pub(crate) fn sources() -> Vec<(String, String)> {
     }
     out
 }
-

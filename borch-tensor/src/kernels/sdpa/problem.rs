@@ -3,8 +3,8 @@
 use borch_device::Kernel;
 
 use super::{MaskKind, Pass, Spec, T};
-use crate::kernels::dispatch_grid;
 use crate::error::Result;
+use crate::kernels::dispatch_grid;
 use crate::tensor::Tensor;
 
 /// A normalised operand: its tensor, offset and (batch, head, row) strides.
@@ -141,12 +141,7 @@ impl Problem<'_> {
             Some(_) => Pass::TiledForward,
             None => Pass::Forward,
         };
-        self.run(
-            pass,
-            &[&out, &st, self.q.t, self.k.t, self.v.t],
-            None,
-            grid,
-        )?;
+        self.run(pass, &[&out, &st, self.q.t, self.k.t, self.v.t], None, grid)?;
         Ok((out, st))
     }
 

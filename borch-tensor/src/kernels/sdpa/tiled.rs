@@ -42,10 +42,11 @@ fn each(n: u32, f: impl Fn(u32) -> String) -> String {
 
 /// The 4 x 4 score tile: `s{a}[{b}]` for row `4ty + a`, key `tx + b * TX`.
 fn score_tile(spec: &Spec) -> String {
-    let loads = each(4, |a| format!("            let q{a} = qs[(ty * 4u + {a}u) * E4 + c];"))
-        + &each(4, |b| {
-            format!("            let k{b} = kp[(tx + {b}u * TX) * E4 + rot(c, tx + {b}u * TX)];")
-        });
+    let loads = each(4, |a| {
+        format!("            let q{a} = qs[(ty * 4u + {a}u) * E4 + c];")
+    }) + &each(4, |b| {
+        format!("            let k{b} = kp[(tx + {b}u * TX) * E4 + rot(c, tx + {b}u * TX)];")
+    });
     let fma = each(4, |a| {
         format!(
             "            s{a} = s{a} + vec4<f32>(dot(q{a}, k0), dot(q{a}, k1), dot(q{a}, k2), dot(q{a}, k3));"
@@ -149,7 +150,9 @@ pub(super) fn forward(spec: &Spec) -> String {
             format!(
                 "            let v{k} = vs[jj * V4 + {}];\n{}",
                 column(k, v4, tx),
-                each(4, |a| format!("            o{a}_{k} = o{a}_{k} + pr[{a}] * v{k};"))
+                each(4, |a| format!(
+                    "            o{a}_{k} = o{a}_{k} + pr[{a}] * v{k};"
+                ))
             )
         })
         .collect::<String>();
