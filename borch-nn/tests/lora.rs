@@ -10,46 +10,11 @@ use borch_nn::{ConvOptions, Linear, LoRAConv2d, LoRALinear, Module, ReLU, Sequen
 use borch_tensor::{Padding, Result, Tensor, default_device, manual_seed};
 use serde_json::Value as Json;
 
+mod lora_fixture;
+use lora_fixture::{close, fixture, floats, shape};
+
 static SEEDED: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn fixture() -> Json {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/nn/lora_cases.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json")
-}
-
-fn floats(j: &Json) -> Vec<f32> {
-    j.as_array()
-        .expect("array")
-        .iter()
-        .map(|v| v.as_f64().expect("num") as f32)
-        .collect()
-}
-
-fn shape(j: &Json) -> Vec<usize> {
-    j.as_array()
-        .expect("shape")
-        .iter()
-        .map(|v| v.as_u64().expect("dim") as usize)
-        .collect()
-}
-
-fn close(what: &str, got: &Tensor, want: &Json, tol: f32) -> Result<f32> {
-    let got = got.to_vec_blocking::<f32>()?;
-    let want = floats(want);
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    let worst = got
-        .iter()
-        .zip(&want)
-        .map(|(g, w)| (g - w).abs())
-        .fold(0.0, f32::max);
-    assert!(worst <= tol, "{what}: max diff {worst}");
-    Ok(worst)
-}
-
-/// One fixture case of a LoRA layer built after the case's seed: printed form, init values in
-/// state_dict order, requires_grad flags, then with `lora_B` set to the case's values the training
-/// forward, the gradients of lora_A, lora_B and the input (none for the frozen weight), eval's
-/// merged weight and output, train's unmerged weight. Returns the largest difference.
 fn replay(
     what: &str,
     c: &Json,

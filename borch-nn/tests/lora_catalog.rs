@@ -16,36 +16,10 @@ use borch_tensor::api::Value;
 use borch_tensor::{BorchError, Result, Tensor, default_device, manual_seed};
 use serde_json::Value as Json;
 
+mod lora_fixture;
+use lora_fixture::{close, fixture, floats, shape};
+
 static SEEDED: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn fixture() -> Json {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/nn/lora_cases.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json")
-}
-
-fn floats(j: &Json) -> Vec<f32> {
-    let a = j.as_array().expect("array");
-    a.iter().map(|v| v.as_f64().expect("num") as f32).collect()
-}
-
-fn shape(j: &Json) -> Vec<usize> {
-    let a = j.as_array().expect("shape");
-    a.iter()
-        .map(|v| v.as_u64().expect("dim") as usize)
-        .collect()
-}
-
-fn close(what: &str, got: &Tensor, want: &Json, tol: f32) -> Result<f32> {
-    let (got, want) = (got.to_vec_blocking::<f32>()?, floats(want));
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    let worst = got
-        .iter()
-        .zip(&want)
-        .map(|(g, w)| (g - w).abs())
-        .fold(0.0, f32::max);
-    assert!(worst <= tol, "{what}: max diff {worst}");
-    Ok(worst)
-}
 
 /// `{name: [shape, values]}` as a state dict.
 fn state(j: &Json) -> Result<StateDict> {
