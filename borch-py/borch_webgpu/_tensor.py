@@ -179,10 +179,10 @@ class Tensor:
         try:
             import numpy
         except ModuleNotFoundError:
+            how = ("pip install numpy" if b.BACKEND == "native" else "this Pyodide has not "
+                   "loaded it: await pyodide.loadPackage('numpy') or micropip.install('numpy')")
             raise RuntimeError(
-                "Tensor.numpy() needs numpy, which this Pyodide has not loaded (await "
-                "pyodide.loadPackage('numpy') or micropip.install('numpy') first); tolist() reads "
-                "the same numbers without it"
+                f"Tensor.numpy() needs numpy ({how}); tolist() reads the same numbers without it"
             ) from None
         if self._js.requiresGrad and not force:
             raise RuntimeError(

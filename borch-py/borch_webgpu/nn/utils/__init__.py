@@ -7,4 +7,4 @@ from . import fusion  # noqa: F401  (torch.nn.utils.fusion)
 
 
 def __getattr__(name):
-    return b.attribute(None, b.bt.nn.utils, name, "module 'borch_webgpu.nn.utils'")
+    return b.attribute(None, b.bt.nn.utils, name, f"module '{__name__}'")

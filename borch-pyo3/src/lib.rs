@@ -1,0 +1,53 @@
+//! borch for native Python: the extension module `borch._native` of the wheel `borch-wgpu`
+//! (`import borch as torch`). Its objects answer the names borch-ts's do (`t.logSoftmax`,
+//! `module.namedParameters`, `optimizer.zeroGrad`), so the Python layer shared with the Pyodide
+//! package borch_webgpu runs on either (`borch/_native_bridge.py` is this side of its bridge).
+//! Every call forwards into the core's catalogs; this crate only converts values and errors, and
+//! a Rust panic becomes a Python exception.
+
+mod convert;
+mod errors;
+mod functions;
+mod modules;
+mod names;
+mod optim;
+mod tensor;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
+    m.add("NativeError", m.py().get_type::<errors::NativeError>())?;
+    m.add_class::<tensor::PyTensor>()?;
+    m.add_class::<tensor::Method>()?;
+    m.add_class::<functions::PyScope>()?;
+    m.add_class::<modules::PyModule>()?;
+    m.add_class::<optim::PyOptimizer>()?;
+    m.add_class::<optim::PyParamGroup>()?;
+    m.add_class::<optim::PyScheduler>()?;
+    m.add_function(wrap_pyfunction!(functions::call_function, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::call_functional, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::call_autograd, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::function_names, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::set_grad_enabled, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::enter_scope, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::keep_alive, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::manual_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::memory, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::pooled, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::empty_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::dispatches, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::submits, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::adapter, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::adapter_is_software, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::from_buffer, m)?)?;
+    m.add_function(wrap_pyfunction!(modules::new_module, m)?)?;
+    m.add_function(wrap_pyfunction!(modules::new_sequential, m)?)?;
+    m.add_function(wrap_pyfunction!(modules::new_module_list, m)?)?;
+    m.add_function(wrap_pyfunction!(modules::new_module_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(modules::module_names, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::new_optimizer, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::new_scheduler, m)?)?;
+    m.add_function(wrap_pyfunction!(optim::optim_names, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,38 @@
+"""golden[pynative]: the golden suite (tests/golden/golden.json) through the native wheel
+borch-wgpu (``import borch as torch``), with the runner golden[py] runs in Pyodide
+(tests/golden/golden_runner.py: the same cases, bindings, semantics and tolerances). Prints
+
+    golden[pynative]: N agreeing / M cases, K not implemented, D disagreeing (...) [adapter]
+
+and exits 1 when any case disagrees. Run in a virtualenv where the wheel is installed:
+
+    python tests/golden/golden_native.py [--filter sum] [--every 10] [--verbose]
+"""
+
+import argparse
+import pathlib
+import sys
+
+import borch as torch
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import golden_runner  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--filter", default="", help="only cases whose name contains this")
+    parser.add_argument("--every", type=int, default=1, help="every k-th case of each op")
+    parser.add_argument("--verbose", action="store_true", help="print every case's verdict")
+    args = parser.parse_args()
+    golden = (HERE / "golden.json").read_text()
+    bindings = (HERE / "bindings.json").read_text()
+    result = golden_runner.run(golden, bindings, adapter=torch.adapter(), filter=args.filter,
+                               verbose=args.verbose, every=args.every, label="golden[pynative]")
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
