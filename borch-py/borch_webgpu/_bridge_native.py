@@ -210,7 +210,8 @@ class Namespace:
 
 
 def functions(call_native, catalog):
-    """A lookup of a catalog's functions by borch-ts name."""
+    """A lookup of a catalog's functions by borch-ts name (``catalog``: ``torch``,
+    ``nn.functional``, ``nn.utils``, ``autograd``, ``nn.Transformer``)."""
     names = dict(_native.function_names(catalog))
 
     def lookup(js_name):
@@ -224,9 +225,17 @@ class NativeClass:
     """A class of borch-ts (``nn.Linear``, ``optim.SGD``): ``new(*args)`` builds the native
     object (what ``_classes.JsBacked`` calls)."""
 
-    def __init__(self, name, build):
+    def __init__(self, name, build, statics=None):
         self.name = name
         self.new = build
+        self._statics = statics
+
+    def __getattr__(self, js_name):
+        """A static method (``nn.Transformer.generateSquareSubsequentMask``)."""
+        found = MISSING if self._statics is None else self._statics(js_name)
+        if found is MISSING:
+            raise AttributeError(js_name)
+        return found
 
     def __repr__(self):
         return f"<borch class {self.name}>"
@@ -243,7 +252,10 @@ def module_class(names):
         if name in containers:
             return NativeClass(name, containers[name])
         if name in names:
-            return NativeClass(name, functools.partial(_native.new_module, name))
+            path = f"nn.{name}"
+            statics = _native.function_names(path) and functions(
+                functools.partial(_native.call_in, path), path)
+            return NativeClass(name, functools.partial(_native.new_module, name), statics or None)
         return MISSING
 
     return lookup
@@ -285,12 +297,19 @@ bt = Namespace(
         "asFloat": float,
         "nn": Namespace(
             "nn",
-            {"functional": Namespace("nn.functional",
-                                     lookup=functions(_native.call_functional, "functional"))},
+            {
+                "functional": Namespace(
+                    "nn.functional", lookup=functions(_native.call_functional, "nn.functional")),
+                "utils": Namespace(
+                    "nn.utils", lookup=functions(functools.partial(_native.call_in, "nn.utils"),
+                                                 "nn.utils")),
+            },
             lookup=module_class(set(_native.module_names())),
         ),
         "optim": optim_namespace(),
-        "autograd": Namespace("autograd", lookup=functions(_native.call_autograd, "autograd")),
+        "autograd": Namespace(
+            "autograd", lookup=functions(functools.partial(_native.call_in, "autograd"),
+                                         "autograd")),
     },
     lookup=functions(_native.call_function, "torch"),
 )

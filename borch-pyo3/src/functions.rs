@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use crate::convert::{arguments, to_py};
-use crate::errors::{guard, py, type_error};
+use crate::errors::{guard, type_error};
 use crate::names;
 use crate::tensor::PyTensor;
 
@@ -44,24 +44,31 @@ pub fn call_functional(
     })
 }
 
-/// `autograd.<name>(*args)` of `borch_autograd::api` (`grad`, `backward`).
+/// `<path>.<name>(*args)` of one of torch's other function namespaces (`autograd.grad`,
+/// `nn.utils.clip_grad_norm_`, `nn.Transformer.generate_square_subsequent_mask`).
 #[pyfunction]
-#[pyo3(signature = (name, *args))]
-pub fn call_autograd(py: Python<'_>, name: &str, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (path, name, *args))]
+pub fn call_in(
+    py: Python<'_>,
+    path: &str,
+    name: &str,
+    args: &Bound<'_, PyTuple>,
+) -> PyResult<Py<PyAny>> {
     guard(|| {
+        let Some((module, entries)) = names::namespace(path) else {
+            return Err(type_error(format!("borch has no namespace '{path}'")));
+        };
         let (positional, keywords) = arguments(args)?;
-        to_py(
-            py,
-            crate::errors::py(borch_autograd::api::call(name, positional, keywords))?,
-        )
+        let out = borch_tensor::api::call_in(entries, module, name, false, positional, keywords);
+        to_py(py, crate::errors::py(out)?)
     })
 }
 
-/// `(borch-ts name, torch name)` of the functions of `catalog` (`torch`, `functional`,
-/// `autograd`).
+/// `(borch-ts name, torch name)` of the functions of `path` (`torch`, `nn.functional`,
+/// `nn.utils`, `autograd`, `nn.Transformer`).
 #[pyfunction]
-pub fn function_names(catalog: &str) -> Vec<(String, &'static str)> {
-    names::functions(catalog)
+pub fn function_names(path: &str) -> Vec<(String, &'static str)> {
+    names::functions(path)
 }
 
 /// torch's `set_grad_enabled(mode)` as a switch: returns the previous mode.
@@ -193,22 +200,4 @@ pub fn adapter() -> PyResult<String> {
 #[pyfunction]
 pub fn adapter_is_software() -> PyResult<bool> {
     Ok(device()?.adapter_info().is_software)
-}
-
-/// `borch_tensor::Tensor::from_host` for a flat buffer: `numpy` interop's one copy in.
-#[pyfunction]
-pub fn from_buffer(data: &Bound<'_, PyAny>, dtype: &str, shape: Vec<usize>) -> PyResult<PyTensor> {
-    guard(|| {
-        let host = match dtype {
-            "float32" => borch_tensor::HostData::F32(data.extract::<Vec<f32>>()?),
-            "int64" => borch_tensor::HostData::I64(data.extract::<Vec<i64>>()?),
-            "bool" => borch_tensor::HostData::Bool(data.extract::<Vec<bool>>()?),
-            other => {
-                return Err(type_error(format!(
-                    "from_buffer(): invalid dtype '{other}'"
-                )));
-            }
-        };
-        py(borch_tensor::Tensor::from_host(&host, &shape)).map(PyTensor)
-    })
 }

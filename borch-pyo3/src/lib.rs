@@ -27,7 +27,7 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<optim::PyScheduler>()?;
     m.add_function(wrap_pyfunction!(functions::call_function, m)?)?;
     m.add_function(wrap_pyfunction!(functions::call_functional, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::call_autograd, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::call_in, m)?)?;
     m.add_function(wrap_pyfunction!(functions::function_names, m)?)?;
     m.add_function(wrap_pyfunction!(functions::set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(functions::enter_scope, m)?)?;
@@ -40,7 +40,6 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::submits, m)?)?;
     m.add_function(wrap_pyfunction!(functions::adapter, m)?)?;
     m.add_function(wrap_pyfunction!(functions::adapter_is_software, m)?)?;
-    m.add_function(wrap_pyfunction!(functions::from_buffer, m)?)?;
     m.add_function(wrap_pyfunction!(modules::new_module, m)?)?;
     m.add_function(wrap_pyfunction!(modules::new_sequential, m)?)?;
     m.add_function(wrap_pyfunction!(modules::new_module_list, m)?)?;

@@ -50,18 +50,32 @@ pub fn method(js: &str) -> Option<&'static str> {
         .copied()
 }
 
+/// torch's function namespaces beyond `torch` and `torch.nn.functional`, each a core catalog of
+/// `Entry`s, by borch-ts's path (borch-js's `function_namespaces`): the module named in errors and
+/// the entries.
+pub fn namespace(path: &str) -> Option<(&'static str, &'static [Entry])> {
+    Some(match path {
+        "nn.utils" => (borch_nn::utils::MODULE, borch_nn::utils::entries()),
+        "autograd" => (borch_autograd::api::MODULE, borch_autograd::api::entries()),
+        "nn.Transformer" => (
+            borch_nn::api::modules::statics::TRANSFORMER,
+            borch_nn::api::modules::statics::transformer(),
+        ),
+        _ => return None,
+    })
+}
+
 /// `(borch-ts name, torch name)` of the functions of a catalog: `torch` (borch_tensor::api),
-/// `functional` (borch_nn::api), `autograd` (borch_autograd::api).
-pub fn functions(catalog: &str) -> Vec<(String, &'static str)> {
-    let entries: &'static [Entry] = match catalog {
+/// `nn.functional` (borch_nn::api) or a [`namespace`].
+pub fn functions(path: &str) -> Vec<(String, &'static str)> {
+    let entries: &'static [Entry] = match path {
         "torch" => borch_tensor::api::entries(),
-        "functional" => borch_nn::api::entries(),
-        "autograd" => borch_autograd::api::entries(),
-        _ => &[],
+        "nn.functional" => borch_nn::api::entries(),
+        other => namespace(other).map_or(&[], |(_, e)| e),
     };
     let mut out: Vec<_> = entries
         .iter()
-        .filter(|e| catalog != "torch" || e.is_function())
+        .filter(|e| path != "torch" || e.is_function())
         .map(|e| (camel(e.name), e.name))
         .collect();
     out.sort();
