@@ -37,10 +37,11 @@ pub fn arguments(args: &Bound<'_, PyTuple>) -> PyResult<Arguments> {
     Ok((positional, keywords))
 }
 
+/// Positional Python objects and keyword (name, object) pairs, not yet converted.
+pub type RawArguments<'py> = (Vec<Bound<'py, PyAny>>, Vec<(String, Bound<'py, PyAny>)>);
+
 /// The Python objects of `args`, the trailing `dict` split off as (key, value) pairs.
-pub fn raw_arguments<'py>(
-    args: &Bound<'py, PyTuple>,
-) -> PyResult<(Vec<Bound<'py, PyAny>>, Vec<(String, Bound<'py, PyAny>)>)> {
+pub fn raw_arguments<'py>(args: &Bound<'py, PyTuple>) -> PyResult<RawArguments<'py>> {
     let mut items: Vec<Bound<'py, PyAny>> = args.iter().collect();
     let mut keywords = Vec::new();
     if items
