@@ -25,7 +25,8 @@ JsException = _native.NativeError
 # borch-ts's null; natively None says the same.
 jsnull = None
 
-NATIVE_OBJECTS = (_native.Optimizer, _native.ParamGroup, _native.LRScheduler, _native.Scope)
+NATIVE_OBJECTS = (_native.Optimizer, _native.ParamGroup, _native.LRScheduler, _native.Scope,
+                  _native.Dataset, _native.DataLoader, _native.Pass)
 
 
 def reraise(e):
@@ -307,6 +308,12 @@ bt = Namespace(
             lookup=module_class(set(_native.module_names())),
         ),
         "optim": optim_namespace(),
+        "data": Namespace("data", {
+            "TensorDataset": NativeClass("TensorDataset", _native.new_tensor_dataset),
+            "Subset": NativeClass("Subset", _native.new_subset),
+            "ConcatDataset": NativeClass("ConcatDataset", _native.new_concat_dataset),
+            "DataLoader": NativeClass("DataLoader", _native.new_data_loader),
+        }),
         "autograd": Namespace(
             "autograd", lookup=functions(functools.partial(_native.call_in, "autograd"),
                                          "autograd")),

@@ -6,6 +6,7 @@
 //! a Rust panic becomes a Python exception.
 
 mod convert;
+mod data;
 mod errors;
 mod functions;
 mod modules;
@@ -45,6 +46,13 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(modules::new_module_list, m)?)?;
     m.add_function(wrap_pyfunction!(modules::new_module_dict, m)?)?;
     m.add_function(wrap_pyfunction!(modules::module_names, m)?)?;
+    m.add_class::<data::PyCoreDataset>()?;
+    m.add_class::<data::PyDataLoader>()?;
+    m.add_class::<data::PyPass>()?;
+    m.add_function(wrap_pyfunction!(data::new_tensor_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(data::new_subset, m)?)?;
+    m.add_function(wrap_pyfunction!(data::new_concat_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(data::new_data_loader, m)?)?;
     m.add_function(wrap_pyfunction!(optim::new_optimizer, m)?)?;
     m.add_function(wrap_pyfunction!(optim::new_scheduler, m)?)?;
     m.add_function(wrap_pyfunction!(optim::optim_names, m)?)?;

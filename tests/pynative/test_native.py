@@ -149,3 +149,26 @@ def test_numpy_interop():
     assert torch.tensor(np.zeros(3), dtype=torch.float32).dtype is torch.float32
     with pytest.raises(RuntimeError, match="requires grad"):
         torch.ones(2, requires_grad=True).numpy()
+
+
+def test_tensor_dataset_and_a_shuffled_loader_in_torchs_order():
+    from borch.utils.data import DataLoader, Dataset, TensorDataset
+
+    torch.manual_seed(0)
+    X = torch.randn(10, 3)
+    ds = TensorDataset(X, torch.arange(10))
+    assert len(ds) == 10 and ds[3][1].item() == 3
+    loader = DataLoader(ds, batch_size=4, shuffle=True)
+    assert len(loader) == 3
+    # torch 2.15: torch.manual_seed(0); torch.randn(10, 3); then this loader's batches.
+    assert [yb.tolist() for _, yb in loader] == [[7, 9, 2, 6], [1, 8, 4, 0], [3, 5]]
+
+    class Squares(Dataset):
+        def __len__(self):
+            return 5
+
+        def __getitem__(self, i):
+            return torch.tensor([float(i)]), i * i
+
+    batches = [(a.tolist(), b.tolist()) for a, b in DataLoader(Squares(), batch_size=2)]
+    assert batches == [([[0.0], [1.0]], [0, 1]), ([[2.0], [3.0]], [4, 9]), ([[4.0]], [16])]
