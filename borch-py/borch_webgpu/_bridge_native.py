@@ -296,6 +296,8 @@ bt = Namespace(
         "submits": _native.submits,
         "adapter": _native.adapter,
         "asFloat": float,
+        "save": _native.save,
+        "load": _native.load,
         "nn": Namespace(
             "nn",
             {

@@ -424,6 +424,28 @@ pub fn new_module_dict(modules: Option<&Bound<'_, PyAny>>) -> PyResult<PyModule>
     PyModule::container("ModuleDict", named, |m| Box::new(ModuleDict::new(m)))
 }
 
+/// torch's `torch.save(state_dict, f)`'s bytes: the state dict as safetensors
+/// (`borch_nn::serialization`, docs/checkpoints.md), read back from the device.
+#[pyfunction]
+pub fn save(py: Python<'_>, state_dict: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let sd = state_dict_from(state_dict)?;
+    let bytes = guard(|| {
+        pollster::block_on(borch_nn::serialization::save(&sd, &Default::default())).map_err(err)
+    })?;
+    pyo3::types::PyBytes::new(py, &bytes).into_py_any(py)
+}
+
+/// torch's `torch.load(f)` of safetensors bytes: a dict, name → Tensor.
+#[pyfunction]
+pub fn load(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
+    let sd = guard(|| borch_nn::serialization::load(data).map_err(err))?;
+    let out = PyDict::new(py);
+    for (k, t) in sd {
+        out.set_item(k, PyTensor(t))?;
+    }
+    out.into_py_any(py)
+}
+
 /// The catalog's module class names (layers, activations, losses; not the containers).
 #[pyfunction]
 pub fn module_names() -> Vec<&'static str> {

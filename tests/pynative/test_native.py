@@ -172,3 +172,16 @@ def test_tensor_dataset_and_a_shuffled_loader_in_torchs_order():
 
     batches = [(a.tolist(), b.tolist()) for a, b in DataLoader(Squares(), batch_size=2)]
     assert batches == [([[0.0], [1.0]], [0, 1]), ([[2.0], [3.0]], [4, 9]), ([[4.0]], [16])]
+
+
+def test_save_and_load_a_state_dict(tmp_path):
+    torch.manual_seed(0)
+    model = nn.Linear(3, 2)
+    path = tmp_path / "linear.safetensors"
+    torch.save(model.state_dict(), path)
+    other = nn.Linear(3, 2)
+    assert repr(other.load_state_dict(torch.load(path))) == "<All keys matched successfully>"
+    assert other.weight.tolist() == model.weight.tolist()
+    buffer = io.BytesIO()
+    torch.save(model.state_dict(), buffer)
+    assert sorted(torch.load(io.BytesIO(buffer.getvalue()))) == ["bias", "weight"]
