@@ -242,7 +242,7 @@ class NativeClass:
         return f"<borch class {self.name}>"
 
 
-def module_class(names):
+def module_class(names, stacks):
     containers = {
         "Sequential": _native.new_sequential,
         "ModuleList": _native.new_module_list,
@@ -252,6 +252,8 @@ def module_class(names):
     def lookup(name):
         if name in containers:
             return NativeClass(name, containers[name])
+        if name in stacks:
+            return NativeClass(name, functools.partial(_native.new_stack, name))
         if name in names:
             path = f"nn.{name}"
             statics = _native.function_names(path) and functions(
@@ -307,7 +309,7 @@ bt = Namespace(
                     "nn.utils", lookup=functions(functools.partial(_native.call_in, "nn.utils"),
                                                  "nn.utils")),
             },
-            lookup=module_class(set(_native.module_names())),
+            lookup=module_class(*map(set, _native.module_names())),
         ),
         "optim": optim_namespace(),
         "data": Namespace("data", {

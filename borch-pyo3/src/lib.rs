@@ -46,6 +46,7 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(modules::new_module_list, m)?)?;
     m.add_function(wrap_pyfunction!(modules::new_module_dict, m)?)?;
     m.add_function(wrap_pyfunction!(modules::module_names, m)?)?;
+    m.add_function(wrap_pyfunction!(modules::new_stack, m)?)?;
     m.add_function(wrap_pyfunction!(modules::save, m)?)?;
     m.add_function(wrap_pyfunction!(modules::load, m)?)?;
     m.add_class::<data::PyCoreDataset>()?;

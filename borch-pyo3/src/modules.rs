@@ -446,8 +446,73 @@ pub fn load(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
     out.into_py_any(py)
 }
 
-/// The catalog's module class names (layers, activations, losses; not the containers).
+/// The catalog's module class names (layers, activations, losses; not the containers), and the
+/// classes taking modules (`TransformerEncoder`).
 #[pyfunction]
-pub fn module_names() -> Vec<&'static str> {
-    borch_nn::api::modules::names()
+pub fn module_names() -> (Vec<&'static str>, Vec<&'static str>) {
+    let stacks = borch_nn::api::modules::stacks::stack_classes();
+    (
+        borch_nn::api::modules::names(),
+        stacks.iter().map(|c| c.name).collect(),
+    )
+}
+
+/// A class taking modules (`TransformerEncoder(encoder_layer, num_layers, norm=None)`), built by
+/// the core: the module arguments are lent to it (and deep-copied there: the Python objects keep
+/// theirs), the others bound to the class's signature.
+#[pyfunction]
+#[pyo3(signature = (name, *args))]
+pub fn new_stack(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<PyModule> {
+    let (positional, keywords) = raw_arguments(args)?;
+    let (modules, positional, keywords) =
+        borch_nn::api::modules::stacks::split_arguments(name, positional, keywords)
+            .map_err(err)?;
+    let mut nodes = Vec::new();
+    for m in modules {
+        nodes.push(match m {
+            Some(m) if !m.is_none() => Some(
+                m.cast::<PyModule>()
+                    .map(|m| PyModule {
+                        place: m.borrow().place.clone(),
+                    })
+                    .map_err(|_| {
+                        type_error(format!(
+                            "{name}(): a module argument must be a Module (nn.TransformerEncoderLayer, \
+                             …), not {}",
+                            type_name(&m)
+                        ))
+                    })?,
+            ),
+            _ => None,
+        });
+    }
+    let positional = positional.iter().map(value).collect::<PyResult<Vec<_>>>()?;
+    let keywords = keywords
+        .into_iter()
+        .map(|(k, v)| Ok((k, value(&v)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let built = with_modules(&nodes, Vec::new(), |ms| {
+        borch_nn::api::modules::stacks::build_stack(name, ms, positional, keywords)
+    })?;
+    Ok(PyModule::own(built))
+}
+
+/// Run `f` on the modules of `nodes` (`None` stays `None`), all borrowed at once.
+fn with_modules<'a, R>(
+    nodes: &[Option<PyModule>],
+    mut done: Vec<Option<&'a dyn Module>>,
+    f: impl FnOnce(&[Option<&dyn Module>]) -> Result<R>,
+) -> PyResult<R> {
+    match nodes.split_first() {
+        None => guard(|| f(&done).map_err(err)),
+        Some((None, rest)) => {
+            done.push(None);
+            with_modules(rest, done, f)
+        }
+        Some((Some(node), rest)) => node.with(|m| {
+            let mut done: Vec<Option<&dyn Module>> = done;
+            done.push(Some(m));
+            Ok(with_modules(rest, done, f))
+        })?,
+    }
 }
