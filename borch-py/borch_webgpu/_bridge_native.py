@@ -242,7 +242,7 @@ class NativeClass:
         return f"<borch class {self.name}>"
 
 
-def module_class(names, stacks):
+def module_class(names, stacks, fused):
     containers = {
         "Sequential": _native.new_sequential,
         "ModuleList": _native.new_module_list,
@@ -260,6 +260,26 @@ def module_class(names, stacks):
                 functools.partial(_native.call_in, path), path)
             return NativeClass(name, functools.partial(_native.new_module, name), statics or None)
         return MISSING
+
+    return lookup
+
+
+def module_functions(path):
+    """A lookup of a module-function catalog's functions (``nn.utils.fusion``) by borch-ts name."""
+    names = dict(_native.module_function_names(path))
+
+    def lookup(js_name):
+        name = names.get(js_name)
+        return MISSING if name is None else functools.partial(_native.call_with_modules, path, name)
+
+    return lookup
+
+
+def fused_class(names):
+    def lookup(name):
+        if name not in names:
+            return MISSING
+        return NativeClass(name, functools.partial(_native.new_fused, name))
 
     return lookup
 
@@ -298,6 +318,7 @@ bt = Namespace(
         "submits": _native.submits,
         "adapter": _native.adapter,
         "asFloat": float,
+        "compiled": _native.compiled,
         "save": _native.save,
         "load": _native.load,
         "nn": Namespace(
@@ -305,9 +326,13 @@ bt = Namespace(
             {
                 "functional": Namespace(
                     "nn.functional", lookup=functions(_native.call_functional, "nn.functional")),
+                "intrinsic": Namespace("nn.intrinsic", lookup=fused_class(
+                    set(_native.module_names()[2]))),
                 "utils": Namespace(
-                    "nn.utils", lookup=functions(functools.partial(_native.call_in, "nn.utils"),
-                                                 "nn.utils")),
+                    "nn.utils",
+                    {"fusion": Namespace("nn.utils.fusion", lookup=module_functions(
+                        "nn.utils.fusion"))},
+                    lookup=functions(functools.partial(_native.call_in, "nn.utils"), "nn.utils")),
             },
             lookup=module_class(*map(set, _native.module_names())),
         ),

@@ -201,3 +201,46 @@ pub fn adapter() -> PyResult<String> {
 pub fn adapter_is_software() -> PyResult<bool> {
     Ok(device()?.adapter_info().is_software)
 }
+
+/// `compiled(fn)` (torch.compile's target): the core's record-and-replay
+/// (`borch_tensor::Traces`) around a Python function, as borch-js's around a JavaScript one.
+#[pyclass(name = "Compiled", module = "borch._native", unsendable)]
+pub struct PyCompiled {
+    f: Py<PyAny>,
+    traces: std::cell::RefCell<borch_tensor::Traces>,
+}
+
+/// Wrap `f` (called with the native arguments, returning native values) for record and replay.
+#[pyfunction]
+pub fn compiled(f: Py<PyAny>) -> PyCompiled {
+    PyCompiled {
+        f,
+        traces: std::cell::RefCell::new(borch_tensor::Traces::new()),
+    }
+}
+
+#[pymethods]
+impl PyCompiled {
+    /// The first call per input shapes records the device work, later ones replay it.
+    #[pyo3(signature = (*args))]
+    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        let (positional, _) = arguments(args)?;
+        let Ok(mut traces) = self.traces.try_borrow_mut() else {
+            return self.f.call1(py, args.clone());
+        };
+        let inputs = borch_tensor::tensors_of(&positional);
+        crate::errors::py(traces.run_any(&inputs, || self.f.call1(py, args.clone())))?
+    }
+
+    fn replays(&self) -> u64 {
+        self.traces.try_borrow().map_or(0, |t| t.replays() as u64)
+    }
+
+    fn recordings(&self) -> u64 {
+        self.traces.try_borrow().map_or(0, |t| t.recordings() as u64)
+    }
+
+    fn divergences(&self) -> u64 {
+        self.traces.try_borrow().map_or(0, |t| t.divergences() as u64)
+    }
+}

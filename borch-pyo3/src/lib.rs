@@ -32,6 +32,8 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::function_names, m)?)?;
     m.add_function(wrap_pyfunction!(functions::set_grad_enabled, m)?)?;
     m.add_function(wrap_pyfunction!(functions::enter_scope, m)?)?;
+    m.add_class::<functions::PyCompiled>()?;
+    m.add_function(wrap_pyfunction!(functions::compiled, m)?)?;
     m.add_function(wrap_pyfunction!(functions::keep_alive, m)?)?;
     m.add_function(wrap_pyfunction!(functions::manual_seed, m)?)?;
     m.add_function(wrap_pyfunction!(functions::memory, m)?)?;
@@ -47,6 +49,9 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(modules::new_module_dict, m)?)?;
     m.add_function(wrap_pyfunction!(modules::module_names, m)?)?;
     m.add_function(wrap_pyfunction!(modules::new_stack, m)?)?;
+    m.add_function(wrap_pyfunction!(modules::new_fused, m)?)?;
+    m.add_function(wrap_pyfunction!(modules::call_with_modules, m)?)?;
+    m.add_function(wrap_pyfunction!(modules::module_function_names, m)?)?;
     m.add_function(wrap_pyfunction!(modules::save, m)?)?;
     m.add_function(wrap_pyfunction!(modules::load, m)?)?;
     m.add_class::<data::PyCoreDataset>()?;

@@ -128,6 +128,16 @@ impl PyModule {
         named: Vec<(String, Bound<'_, PyAny>)>,
         make: impl FnOnce(Vec<(String, Box<dyn Module>)>) -> Box<dyn Module>,
     ) -> PyResult<PyModule> {
+        PyModule::container_with(kind, named, |m| Ok(make(m)))
+    }
+
+    /// [`PyModule::container`] whose module `make` builds from the moved modules and may refuse
+    /// (`nn.intrinsic`'s classes, checked before by the core).
+    fn container_with(
+        kind: &str,
+        named: Vec<(String, Bound<'_, PyAny>)>,
+        make: impl FnOnce(Vec<(String, Box<dyn Module>)>) -> Result<Box<dyn Module>>,
+    ) -> PyResult<PyModule> {
         let mut places: Vec<(String, Rc<RefCell<Place>>)> = Vec::new();
         for (i, (name, v)) in named.into_iter().enumerate() {
             let place = v
@@ -165,7 +175,7 @@ impl PyModule {
                 modules.push((name, m));
             }
         }
-        *container.borrow_mut() = Place::Own(make(modules));
+        *container.borrow_mut() = Place::Own(guard(|| make(modules).map_err(err))?);
         Ok(PyModule { place: container })
     }
 }
@@ -326,8 +336,13 @@ impl PyModule {
         self.own_tensor("bias")
     }
 
-    /// The child at `index` (`seq[i]`, `module_list[i]`; negative indices as Python's).
-    fn at(&self, index: i64) -> PyResult<PyModule> {
+    /// The child at `index` (`seq[i]`, `module_list[i]`; negative indices as Python's), or the
+    /// child `key` for a str (`module_dict[key]`: the Python layer subscripts with `at` first).
+    fn at(&self, index: &Bound<'_, PyAny>) -> PyResult<PyModule> {
+        if let Ok(key) = index.extract::<String>() {
+            return self.get(&key);
+        }
+        let index: i64 = index.extract()?;
         let name = self.with(|m| child_name_at(m, index))?;
         Ok(self.child(name))
     }
@@ -446,15 +461,111 @@ pub fn load(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
     out.into_py_any(py)
 }
 
-/// The catalog's module class names (layers, activations, losses; not the containers), and the
-/// classes taking modules (`TransformerEncoder`).
+/// The catalog's module class names (layers, activations, losses; not the containers), the
+/// classes taking modules (`TransformerEncoder`) and `nn.intrinsic`'s fused classes.
 #[pyfunction]
-pub fn module_names() -> (Vec<&'static str>, Vec<&'static str>) {
+pub fn module_names() -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
     let stacks = borch_nn::api::modules::stacks::stack_classes();
     (
         borch_nn::api::modules::names(),
         stacks.iter().map(|c| c.name).collect(),
+        borch_nn::intrinsic::fused_names(),
     )
+}
+
+/// torch's functions that take modules (`nn.utils.fusion.fuse_conv_bn_eval(conv, bn)`,
+/// `fuse_for_eval(model)`), from the core's catalog (`borch_nn::api::module_functions`; borch-js's
+/// `callWithModules`): the modules are lent to the core (mutably for a function that changes its
+/// module in place); a module it makes comes back owned by a new Python object.
+#[pyfunction]
+#[pyo3(signature = (path, name, *args))]
+pub fn call_with_modules(
+    py: Python<'_>,
+    path: &str,
+    name: &str,
+    args: &Bound<'_, PyTuple>,
+) -> PyResult<Py<PyAny>> {
+    use borch_nn::api::module_functions::{self as core, Output};
+    let functions = match path {
+        "nn.utils.fusion" => borch_nn::utils::fusion_catalog::functions(),
+        _ => return Err(type_error(format!("borch has no namespace '{path}'"))),
+    };
+    let module = borch_nn::utils::fusion_catalog::MODULE;
+    let f = core::find(functions, module, name).map_err(err)?;
+    let (positional, keywords) = raw_arguments(args)?;
+    let (modules, positional, keywords) =
+        core::split_arguments(f, positional, keywords).map_err(err)?;
+    let mut nodes = Vec::new();
+    for m in modules {
+        nodes.push(match m {
+            Some(m) if !m.is_none() => Some(
+                m.cast::<PyModule>()
+                    .map(|m| PyModule {
+                        place: m.borrow().place.clone(),
+                    })
+                    .map_err(|_| {
+                        type_error(format!(
+                            "{name}(): a module argument must be a Module (nn.Conv2d, …), not {}",
+                            type_name(&m)
+                        ))
+                    })?,
+            ),
+            _ => None,
+        });
+    }
+    let positional = positional.iter().map(value).collect::<PyResult<Vec<_>>>()?;
+    let keywords = keywords
+        .into_iter()
+        .map(|(k, v)| Ok((k, value(&v)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let output = if f.in_place() {
+        match nodes.into_iter().next().flatten() {
+            Some(node) => node.with_mut(|m| core::call_in_place(f, Some(m), positional, keywords))?,
+            None => core::call_in_place(f, None, positional, keywords),
+        }
+    } else {
+        with_modules(&nodes, Vec::new(), |ms| {
+            Ok(core::call_reading(f, ms, positional, keywords))
+        })?
+    };
+    match output.map_err(err)? {
+        Output::Module(m) => PyModule::own(m).into_py_any(py),
+        Output::Value(v) => to_py(py, v),
+    }
+}
+
+/// `(borch-ts name, torch name)` of the functions of a module-function namespace
+/// (`nn.utils.fusion`).
+#[pyfunction]
+pub fn module_function_names(path: &str) -> Vec<(String, &'static str)> {
+    match path {
+        "nn.utils.fusion" => borch_nn::utils::fusion_catalog::functions()
+            .iter()
+            .map(|f| (crate::names::camel(f.name), f.name))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// An `nn.intrinsic` class (`ConvReLU2d(conv, relu)`, `ConvAdd2d(conv, torch.add)`): the core
+/// checks and names the arguments (`borch_nn::intrinsic::bind_fused`), the modules move in as
+/// into a container, the core builds the fused module.
+#[pyfunction]
+#[pyo3(signature = (name, *args))]
+pub fn new_fused(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<PyModule> {
+    let (items, _) = raw_arguments(args)?;
+    let function_name = |v: &Bound<'_, PyAny>| -> Option<String> {
+        v.getattr("__name__").ok()?.extract::<String>().ok()
+    };
+    let class_of = |v: &Bound<'_, PyAny>| -> Option<String> {
+        let m = v.cast::<PyModule>().ok()?;
+        m.borrow().with(|m| Ok(m.name())).ok()
+    };
+    let named = borch_nn::intrinsic::bind_fused(name, items, function_name, class_of)
+        .map_err(err)?;
+    PyModule::container_with(name, named, |modules| {
+        borch_nn::intrinsic::build_fused_named(name, modules)
+    })
 }
 
 /// A class taking modules (`TransformerEncoder(encoder_layer, num_layers, norm=None)`), built by

@@ -225,9 +225,14 @@ impl PyOptimizer {
         out.into_py_any(py)
     }
 
-    /// torch's `load_state_dict(state_dict)` (copies the state tensors).
-    #[pyo3(name = "loadStateDict")]
-    fn load_state_dict(&self, state_dict: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// torch's `load_state_dict(state_dict)` (copies the state tensors). `_options` is the empty
+    /// keywords dict the bridge sends after a dict argument (borch-ts ignores it as well).
+    #[pyo3(name = "loadStateDict", signature = (state_dict, _options=None))]
+    fn load_state_dict(
+        &self,
+        state_dict: &Bound<'_, PyAny>,
+        _options: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let sd = optimizer_state_from(state_dict)?;
         self.with(|o| o.load_state_dict(&sd))
     }
@@ -504,8 +509,12 @@ impl PyScheduler {
         dict_py(py, &d)
     }
 
-    #[pyo3(name = "loadStateDict")]
-    fn load_state_dict(&self, state_dict: &Bound<'_, PyAny>) -> PyResult<()> {
+    #[pyo3(name = "loadStateDict", signature = (state_dict, _options=None))]
+    fn load_state_dict(
+        &self,
+        state_dict: &Bound<'_, PyAny>,
+        _options: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let d = state_dict
             .cast::<PyDict>()
             .map_err(|_| type_error("LRScheduler.load_state_dict(): argument 1 must be a dict"))?;
