@@ -319,7 +319,10 @@ bt = Namespace(
         "adapter": _native.adapter,
         "asFloat": float,
         "compiled": _native.compiled,
+        "onnx": Namespace("onnx", {"exportOnnx": _native.export_onnx}),
         "save": _native.save,
+        "saveCheckpoint": _native.save_checkpoint,
+        "loadCheckpoint": _native.load_checkpoint,
         "load": _native.load,
         "nn": Namespace(
             "nn",

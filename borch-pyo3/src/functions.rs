@@ -237,10 +237,14 @@ impl PyCompiled {
     }
 
     fn recordings(&self) -> u64 {
-        self.traces.try_borrow().map_or(0, |t| t.recordings() as u64)
+        self.traces
+            .try_borrow()
+            .map_or(0, |t| t.recordings() as u64)
     }
 
     fn divergences(&self) -> u64 {
-        self.traces.try_borrow().map_or(0, |t| t.divergences() as u64)
+        self.traces
+            .try_borrow()
+            .map_or(0, |t| t.divergences() as u64)
     }
 }

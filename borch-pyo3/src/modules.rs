@@ -18,7 +18,7 @@ use crate::errors::{err, guard, type_error};
 use crate::tensor::PyTensor;
 
 /// Where a module lives: owned by its Python object, or inside a container's module.
-enum Place {
+pub(crate) enum Place {
     Own(Box<dyn Module>),
     In {
         parent: Rc<RefCell<Place>>,
@@ -37,11 +37,11 @@ fn gone(name: &str) -> BorchError {
 /// An `nn` module (borch-ts's `Module`).
 #[pyclass(name = "Module", module = "borch._native", unsendable)]
 pub struct PyModule {
-    place: Rc<RefCell<Place>>,
+    pub(crate) place: Rc<RefCell<Place>>,
 }
 
 impl PyModule {
-    fn own(module: Box<dyn Module>) -> PyModule {
+    pub(crate) fn own(module: Box<dyn Module>) -> PyModule {
         PyModule {
             place: Rc::new(RefCell::new(Place::Own(module))),
         }
@@ -69,7 +69,7 @@ impl PyModule {
     }
 
     /// Run `f` on the module.
-    fn with<R>(&self, f: impl FnOnce(&dyn Module) -> Result<R>) -> PyResult<R> {
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&dyn Module) -> Result<R>) -> PyResult<R> {
         let run = || {
             let (root, path) = self.locate()?;
             let borrowed = root.try_borrow().map_err(|_| busy())?;
@@ -91,7 +91,7 @@ impl PyModule {
     }
 
     /// Run `f` on the module, mutably (`train`).
-    fn with_mut<R>(&self, f: impl FnOnce(&mut dyn Module) -> R) -> PyResult<R> {
+    pub(crate) fn with_mut<R>(&self, f: impl FnOnce(&mut dyn Module) -> R) -> PyResult<R> {
         let run = || {
             let (root, path) = self.locate()?;
             let mut borrowed = root.try_borrow_mut().map_err(|_| busy())?;
@@ -200,7 +200,7 @@ fn flag(name: &str, v: Option<&Bound<'_, PyAny>>, default: bool) -> PyResult<boo
 }
 
 /// A dict name → Tensor as a state dict.
-fn state_dict_from(obj: &Bound<'_, PyAny>) -> PyResult<StateDict> {
+pub(crate) fn state_dict_from(obj: &Bound<'_, PyAny>) -> PyResult<StateDict> {
     let dict = obj.cast::<PyDict>().map_err(|_| {
         type_error(format!(
             "load_state_dict(): argument 'state_dict' (position 1) must be a dict of name → \
@@ -439,28 +439,6 @@ pub fn new_module_dict(modules: Option<&Bound<'_, PyAny>>) -> PyResult<PyModule>
     PyModule::container("ModuleDict", named, |m| Box::new(ModuleDict::new(m)))
 }
 
-/// torch's `torch.save(state_dict, f)`'s bytes: the state dict as safetensors
-/// (`borch_nn::serialization`, docs/checkpoints.md), read back from the device.
-#[pyfunction]
-pub fn save(py: Python<'_>, state_dict: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-    let sd = state_dict_from(state_dict)?;
-    let bytes = guard(|| {
-        pollster::block_on(borch_nn::serialization::save(&sd, &Default::default())).map_err(err)
-    })?;
-    pyo3::types::PyBytes::new(py, &bytes).into_py_any(py)
-}
-
-/// torch's `torch.load(f)` of safetensors bytes: a dict, name → Tensor.
-#[pyfunction]
-pub fn load(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
-    let sd = guard(|| borch_nn::serialization::load(data).map_err(err))?;
-    let out = PyDict::new(py);
-    for (k, t) in sd {
-        out.set_item(k, PyTensor(t))?;
-    }
-    out.into_py_any(py)
-}
-
 /// The catalog's module class names (layers, activations, losses; not the containers), the
 /// classes taking modules (`TransformerEncoder`) and `nn.intrinsic`'s fused classes.
 #[pyfunction]
@@ -471,80 +449,6 @@ pub fn module_names() -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str
         stacks.iter().map(|c| c.name).collect(),
         borch_nn::intrinsic::fused_names(),
     )
-}
-
-/// torch's functions that take modules (`nn.utils.fusion.fuse_conv_bn_eval(conv, bn)`,
-/// `fuse_for_eval(model)`), from the core's catalog (`borch_nn::api::module_functions`; borch-js's
-/// `callWithModules`): the modules are lent to the core (mutably for a function that changes its
-/// module in place); a module it makes comes back owned by a new Python object.
-#[pyfunction]
-#[pyo3(signature = (path, name, *args))]
-pub fn call_with_modules(
-    py: Python<'_>,
-    path: &str,
-    name: &str,
-    args: &Bound<'_, PyTuple>,
-) -> PyResult<Py<PyAny>> {
-    use borch_nn::api::module_functions::{self as core, Output};
-    let functions = match path {
-        "nn.utils.fusion" => borch_nn::utils::fusion_catalog::functions(),
-        _ => return Err(type_error(format!("borch has no namespace '{path}'"))),
-    };
-    let module = borch_nn::utils::fusion_catalog::MODULE;
-    let f = core::find(functions, module, name).map_err(err)?;
-    let (positional, keywords) = raw_arguments(args)?;
-    let (modules, positional, keywords) =
-        core::split_arguments(f, positional, keywords).map_err(err)?;
-    let mut nodes = Vec::new();
-    for m in modules {
-        nodes.push(match m {
-            Some(m) if !m.is_none() => Some(
-                m.cast::<PyModule>()
-                    .map(|m| PyModule {
-                        place: m.borrow().place.clone(),
-                    })
-                    .map_err(|_| {
-                        type_error(format!(
-                            "{name}(): a module argument must be a Module (nn.Conv2d, …), not {}",
-                            type_name(&m)
-                        ))
-                    })?,
-            ),
-            _ => None,
-        });
-    }
-    let positional = positional.iter().map(value).collect::<PyResult<Vec<_>>>()?;
-    let keywords = keywords
-        .into_iter()
-        .map(|(k, v)| Ok((k, value(&v)?)))
-        .collect::<PyResult<Vec<_>>>()?;
-    let output = if f.in_place() {
-        match nodes.into_iter().next().flatten() {
-            Some(node) => node.with_mut(|m| core::call_in_place(f, Some(m), positional, keywords))?,
-            None => core::call_in_place(f, None, positional, keywords),
-        }
-    } else {
-        with_modules(&nodes, Vec::new(), |ms| {
-            Ok(core::call_reading(f, ms, positional, keywords))
-        })?
-    };
-    match output.map_err(err)? {
-        Output::Module(m) => PyModule::own(m).into_py_any(py),
-        Output::Value(v) => to_py(py, v),
-    }
-}
-
-/// `(borch-ts name, torch name)` of the functions of a module-function namespace
-/// (`nn.utils.fusion`).
-#[pyfunction]
-pub fn module_function_names(path: &str) -> Vec<(String, &'static str)> {
-    match path {
-        "nn.utils.fusion" => borch_nn::utils::fusion_catalog::functions()
-            .iter()
-            .map(|f| (crate::names::camel(f.name), f.name))
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 /// An `nn.intrinsic` class (`ConvReLU2d(conv, relu)`, `ConvAdd2d(conv, torch.add)`): the core
@@ -561,8 +465,8 @@ pub fn new_fused(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<PyModule> {
         let m = v.cast::<PyModule>().ok()?;
         m.borrow().with(|m| Ok(m.name())).ok()
     };
-    let named = borch_nn::intrinsic::bind_fused(name, items, function_name, class_of)
-        .map_err(err)?;
+    let named =
+        borch_nn::intrinsic::bind_fused(name, items, function_name, class_of).map_err(err)?;
     PyModule::container_with(name, named, |modules| {
         borch_nn::intrinsic::build_fused_named(name, modules)
     })
@@ -576,8 +480,7 @@ pub fn new_fused(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<PyModule> {
 pub fn new_stack(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<PyModule> {
     let (positional, keywords) = raw_arguments(args)?;
     let (modules, positional, keywords) =
-        borch_nn::api::modules::stacks::split_arguments(name, positional, keywords)
-            .map_err(err)?;
+        borch_nn::api::modules::stacks::split_arguments(name, positional, keywords).map_err(err)?;
     let mut nodes = Vec::new();
     for m in modules {
         nodes.push(match m {
@@ -609,7 +512,7 @@ pub fn new_stack(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<PyModule> {
 }
 
 /// Run `f` on the modules of `nodes` (`None` stays `None`), all borrowed at once.
-fn with_modules<'a, R>(
+pub(crate) fn with_modules<'a, R>(
     nodes: &[Option<PyModule>],
     mut done: Vec<Option<&'a dyn Module>>,
     f: impl FnOnce(&[Option<&dyn Module>]) -> Result<R>,

@@ -117,7 +117,7 @@ fn tensor_list(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
 
 /// An optimizer (borch-ts's `Optimizer`).
 #[pyclass(name = "Optimizer", module = "borch._native", unsendable)]
-pub struct PyOptimizer(Shared);
+pub struct PyOptimizer(pub(crate) Shared);
 
 impl PyOptimizer {
     fn with<R>(
@@ -368,7 +368,7 @@ impl PyParamGroup {
 #[pyclass(name = "LRScheduler", module = "borch._native", unsendable)]
 pub struct PyScheduler {
     optimizer: Shared,
-    inner: SharedScheduler,
+    pub(crate) inner: SharedScheduler,
 }
 
 /// torch's `lr_scheduler.<name>(optimizer, *args, **kwargs)` (keywords as a trailing dict).
