@@ -168,8 +168,11 @@ def bytes_out(result):
 
 
 def class_name(native):
-    """The torch class name of a native module (``Linear``)."""
-    return native.className
+    """The torch class name of a native module (``Linear``), or ``Module`` for a class that is not
+    one of ``nn``'s (a torchvision model's ``ResNet``), as borch-ts gives such a module the base
+    class."""
+    name = native.className
+    return name if hasattr(bt.nn, name) or hasattr(bt.nn.intrinsic, name) else "Module"
 
 
 _CUDA_NOTICED = []
@@ -240,6 +243,10 @@ class NativeClass:
 
     def __repr__(self):
         return f"<borch class {self.name}>"
+
+
+def _no_module(*args):
+    raise TypeError("nn.Module() is the base class: subclass it, or use one of nn's classes")
 
 
 def module_class(names, stacks, fused):
@@ -320,6 +327,12 @@ bt = Namespace(
         "asFloat": float,
         "compiled": _native.compiled,
         "onnx": Namespace("onnx", {"exportOnnx": _native.export_onnx}),
+        "vision": Namespace("vision", {
+            "models": Namespace("vision.models", {
+                js_name: functools.partial(_native.new_model, name)
+                for js_name, name in _native.model_names()
+            }),
+        }),
         "save": _native.save,
         "saveCheckpoint": _native.save_checkpoint,
         "loadCheckpoint": _native.load_checkpoint,
@@ -327,6 +340,7 @@ bt = Namespace(
         "nn": Namespace(
             "nn",
             {
+                "Module": NativeClass("Module", _no_module),
                 "functional": Namespace(
                     "nn.functional", lookup=functions(_native.call_functional, "nn.functional")),
                 "intrinsic": Namespace("nn.intrinsic", lookup=fused_class(

@@ -50,6 +50,8 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(modules::new_module_dict, m)?)?;
     m.add_function(wrap_pyfunction!(modules::module_names, m)?)?;
     m.add_function(wrap_pyfunction!(modules::new_stack, m)?)?;
+    m.add_function(wrap_pyfunction!(modules::new_model, m)?)?;
+    m.add_function(wrap_pyfunction!(modules::model_names, m)?)?;
     m.add_function(wrap_pyfunction!(modules::new_fused, m)?)?;
     m.add_function(wrap_pyfunction!(module_calls::call_with_modules, m)?)?;
     m.add_function(wrap_pyfunction!(module_calls::export_onnx, m)?)?;

@@ -387,6 +387,27 @@ pub fn new_module(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<PyModule> {
     })
 }
 
+/// torchvision's `models.<name>(**kwargs)` (`resnet18`, …, borch's `cifar_resnet18`), built by
+/// borch-vision's model catalog.
+#[pyfunction]
+#[pyo3(signature = (name, *args))]
+pub fn new_model(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<PyModule> {
+    guard(|| {
+        let (positional, keywords) = arguments(args)?;
+        let built = borch_vision::models::catalog::build_model(name, positional, keywords);
+        built.map(PyModule::own).map_err(err)
+    })
+}
+
+/// `(borch-ts name, torch name)` of borch-vision's models.
+#[pyfunction]
+pub fn model_names() -> Vec<(String, &'static str)> {
+    borch_vision::models::catalog::models()
+        .iter()
+        .map(|c| (crate::names::camel(c.name), c.name))
+        .collect()
+}
+
 /// torch's `nn.Sequential(*modules)` (a trailing dict: `Sequential(OrderedDict)`'s names).
 #[pyfunction]
 #[pyo3(signature = (*modules))]
