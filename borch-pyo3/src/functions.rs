@@ -180,13 +180,13 @@ pub fn empty_cache() -> PyResult<()> {
 /// Dispatches recorded on the default device so far.
 #[pyfunction]
 pub fn dispatches() -> PyResult<u64> {
-    Ok(device()?.dispatches() as u64)
+    Ok(device()?.dispatches())
 }
 
 /// Submits to the default device's queue so far.
 #[pyfunction]
 pub fn submits() -> PyResult<u64> {
-    Ok(device()?.submits() as u64)
+    Ok(device()?.submits())
 }
 
 /// The default adapter, described as every report line names it
@@ -233,18 +233,14 @@ impl PyCompiled {
     }
 
     fn replays(&self) -> u64 {
-        self.traces.try_borrow().map_or(0, |t| t.replays() as u64)
+        self.traces.try_borrow().map_or(0, |t| t.replays())
     }
 
     fn recordings(&self) -> u64 {
-        self.traces
-            .try_borrow()
-            .map_or(0, |t| t.recordings() as u64)
+        self.traces.try_borrow().map_or(0, |t| t.recordings())
     }
 
     fn divergences(&self) -> u64 {
-        self.traces
-            .try_borrow()
-            .map_or(0, |t| t.divergences() as u64)
+        self.traces.try_borrow().map_or(0, |t| t.divergences())
     }
 }

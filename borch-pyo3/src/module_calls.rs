@@ -175,16 +175,19 @@ fn busy(what: &str) -> PyErr {
     )))
 }
 
+/// A checkpoint's model, optimizer and scheduler, borrowed for the call.
+type Parts<'a> = (
+    PyRef<'a, PyModule>,
+    PyRef<'a, PyOptimizer>,
+    Option<PyRef<'a, PyScheduler>>,
+);
+
 fn checkpoint_parts<'a>(
     name: &str,
     model: &'a Bound<'_, PyAny>,
     optimizer: &'a Bound<'_, PyAny>,
     scheduler: Option<&'a Bound<'_, PyAny>>,
-) -> PyResult<(
-    PyRef<'a, PyModule>,
-    PyRef<'a, PyOptimizer>,
-    Option<PyRef<'a, PyScheduler>>,
-)> {
+) -> PyResult<Parts<'a>> {
     let model = model
         .cast::<PyModule>()
         .map_err(|_| {

@@ -533,9 +533,9 @@ pub fn new_stack(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<PyModule> {
 }
 
 /// Run `f` on the modules of `nodes` (`None` stays `None`), all borrowed at once.
-pub(crate) fn with_modules<'a, R>(
+pub(crate) fn with_modules<R>(
     nodes: &[Option<PyModule>],
-    mut done: Vec<Option<&'a dyn Module>>,
+    mut done: Vec<Option<&dyn Module>>,
     f: impl FnOnce(&[Option<&dyn Module>]) -> Result<R>,
 ) -> PyResult<R> {
     match nodes.split_first() {
