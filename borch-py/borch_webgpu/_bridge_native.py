@@ -26,7 +26,8 @@ JsException = _native.NativeError
 jsnull = None
 
 NATIVE_OBJECTS = (_native.Optimizer, _native.ParamGroup, _native.LRScheduler, _native.Scope,
-                  _native.Dataset, _native.DataLoader, _native.Pass)
+                  _native.Dataset, _native.DataLoader, _native.Pass, _native.Generator,
+                  _native.Sampler, _native.SamplerPass)
 
 
 def reraise(e):
@@ -359,7 +360,17 @@ bt = Namespace(
             "Subset": NativeClass("Subset", _native.new_subset),
             "ConcatDataset": NativeClass("ConcatDataset", _native.new_concat_dataset),
             "DataLoader": NativeClass("DataLoader", _native.new_data_loader),
+            "SequentialSampler": NativeClass("SequentialSampler", _native.new_sequential_sampler),
+            "RandomSampler": NativeClass("RandomSampler", _native.new_random_sampler),
+            "SubsetRandomSampler": NativeClass("SubsetRandomSampler",
+                                               _native.new_subset_random_sampler),
+            "WeightedRandomSampler": NativeClass("WeightedRandomSampler",
+                                                 _native.new_weighted_random_sampler),
+            "BatchSampler": NativeClass("BatchSampler", _native.new_batch_sampler),
+            "randomSplit": _native.random_split,
+            "defaultCollate": _native.default_collate,
         }),
+        "Generator": NativeClass("Generator", _native.new_generator),
         "autograd": Namespace(
             "autograd", lookup=functions(functools.partial(_native.call_in, "autograd"),
                                          "autograd")),

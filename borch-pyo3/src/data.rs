@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::convert::{raw_arguments, type_name};
-use crate::errors::{err, guard, type_error};
+use crate::errors::{callback_error, err, guard, type_error};
 use crate::tensor::PyTensor;
 
 /// A sample as Python: tuples stay tuples, lists lists, dicts dicts.
@@ -83,11 +83,6 @@ pub fn sample_of(v: &Bound<'_, PyAny>) -> PyResult<Sample> {
     )))
 }
 
-/// A Python error raised inside a callback, as a core error carrying its message.
-fn callback_error(e: PyErr) -> BorchError {
-    BorchError::Runtime(format!("a Python dataset or collate_fn raised: {e}"))
-}
-
 /// A dataset written in Python: `{getItem, length}`.
 struct PyDataset {
     get_item: Py<PyAny>,
@@ -110,10 +105,17 @@ impl Dataset for PyDataset {
 
 /// A dataset of the core (`TensorDataset`, `Subset`, `ConcatDataset`).
 #[pyclass(name = "Dataset", module = "borch._native", unsendable)]
-pub struct PyCoreDataset(Rc<dyn Dataset>);
+pub struct PyCoreDataset(pub(crate) Rc<dyn Dataset>, pub(crate) Extra);
+
+/// What a Subset (`indices`) or a ConcatDataset (`cumulative_sizes`) also answers.
+#[derive(Default)]
+pub(crate) struct Extra {
+    pub(crate) indices: Option<Vec<i64>>,
+    pub(crate) cumulative_sizes: Option<Vec<usize>>,
+}
 
 /// The dataset argument: a core dataset, or a Python one as `{getItem, length}`.
-fn dataset_of(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Rc<dyn Dataset>> {
+pub(crate) fn dataset_of(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Rc<dyn Dataset>> {
     if let Ok(d) = v.cast::<PyCoreDataset>() {
         return Ok(d.borrow().0.clone());
     }
@@ -142,6 +144,22 @@ impl PyCoreDataset {
         self.0.len()
     }
 
+    /// A Subset's `indices`.
+    #[getter]
+    fn indices(&self) -> PyResult<Vec<i64>> {
+        self.1.indices.clone().ok_or_else(|| {
+            pyo3::exceptions::PyAttributeError::new_err("this dataset has no 'indices'")
+        })
+    }
+
+    /// A ConcatDataset's `cumulative_sizes`.
+    #[getter(cumulativeSizes)]
+    fn cumulative_sizes(&self) -> PyResult<Vec<usize>> {
+        self.1.cumulative_sizes.clone().ok_or_else(|| {
+            pyo3::exceptions::PyAttributeError::new_err("this dataset has no 'cumulative_sizes'")
+        })
+    }
+
     #[pyo3(name = "getItem")]
     fn get_item(&self, py: Python<'_>, index: i64) -> PyResult<Py<PyAny>> {
         let s = guard(|| self.0.get(index).map_err(err))?;
@@ -167,16 +185,23 @@ pub fn new_tensor_dataset(tensors: &Bound<'_, PyAny>) -> PyResult<PyCoreDataset>
         })
         .collect::<PyResult<Vec<_>>>()?;
     let d = TensorDataset::new(ts).map_err(err)?;
-    Ok(PyCoreDataset(Rc::new(d)))
+    Ok(PyCoreDataset(Rc::new(d), Extra::default()))
+}
+
+/// A Subset as a dataset object that also answers `indices`.
+pub(crate) fn subset(d: Subset) -> PyCoreDataset {
+    let extra = Extra {
+        indices: Some(d.indices().to_vec()),
+        ..Extra::default()
+    };
+    PyCoreDataset(Rc::new(d), extra)
 }
 
 /// `Subset(dataset, indices)`.
 #[pyfunction]
 pub fn new_subset(dataset: &Bound<'_, PyAny>, indices: Vec<i64>) -> PyResult<PyCoreDataset> {
-    Ok(PyCoreDataset(Rc::new(Subset::new(
-        dataset_of("Subset", dataset)?,
-        indices,
-    ))))
+    let d = Subset::new(dataset_of("Subset", dataset)?, indices);
+    Ok(subset(d))
 }
 
 /// `ConcatDataset(datasets)`.
@@ -186,9 +211,12 @@ pub fn new_concat_dataset(datasets: &Bound<'_, PyAny>) -> PyResult<PyCoreDataset
         .try_iter()?
         .map(|d| dataset_of("ConcatDataset", &d?))
         .collect::<PyResult<Vec<_>>>()?;
-    Ok(PyCoreDataset(Rc::new(
-        ConcatDataset::new(parts).map_err(err)?,
-    )))
+    let d = ConcatDataset::new(parts).map_err(err)?;
+    let extra = Extra {
+        cumulative_sizes: Some(d.cumulative_sizes().to_vec()),
+        ..Extra::default()
+    };
+    Ok(PyCoreDataset(Rc::new(d), extra))
 }
 
 /// `DataLoader(dataset, batch_size=1, shuffle=None, drop_last=False, collate_fn=None)`.
@@ -228,11 +256,19 @@ pub fn new_data_loader(args: &Bound<'_, PyTuple>) -> PyResult<PyDataLoader> {
                     .map_err(callback_error)
                 }));
             }
+            "sampler" if v.is_none() => {}
+            "sampler" => options.sampler = Some(crate::samplers::sampler_of("DataLoader", &v)?),
+            "batch_sampler" if v.is_none() => {}
+            "batch_sampler" => {
+                options.batch_sampler = Some(crate::samplers::batch_sampler_of("DataLoader", &v)?)
+            }
+            "generator" => {
+                options.generator = crate::samplers::generator_of("DataLoader", Some(&v))?
+            }
             other => {
-                return Err(err(BorchError::NotImplemented(format!(
-                    "DataLoader(): '{other}' is not supported by the native module yet (it takes \
-                     batch_size, shuffle, drop_last and collate_fn)"
-                ))));
+                return Err(type_error(format!(
+                    "DataLoader.__init__() got an unexpected keyword argument '{other}'"
+                )));
             }
         }
     }

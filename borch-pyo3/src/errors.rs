@@ -31,8 +31,24 @@ pub fn kind_name(kind: ErrorKind) -> &'static str {
     }
 }
 
-/// The Python exception for a core error.
+thread_local! {
+    /// The exception a Python callback (a dataset's `__getitem__`, a `collate_fn`) raised inside a
+    /// core call, raised again as it was when the core's error reaches Python.
+    static RAISED: std::cell::RefCell<Option<PyErr>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A Python callback's exception as a core error; the exception itself is kept for [`err`].
+pub fn callback_error(e: PyErr) -> BorchError {
+    let message = format!("a Python callback raised: {e}");
+    RAISED.with(|r| *r.borrow_mut() = Some(e));
+    BorchError::Runtime(message)
+}
+
+/// The Python exception for a core error (a Python callback's own exception, when one caused it).
 pub fn err(e: BorchError) -> PyErr {
+    if let Some(raised) = RAISED.with(|r| r.borrow_mut().take()) {
+        return raised;
+    }
     NativeError::new_err((kind_name(e.kind()), e.to_string()))
 }
 

@@ -13,6 +13,7 @@ mod module_calls;
 mod modules;
 mod names;
 mod optim;
+mod samplers;
 mod tensor;
 
 use pyo3::prelude::*;
@@ -67,6 +68,17 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(data::new_subset, m)?)?;
     m.add_function(wrap_pyfunction!(data::new_concat_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(data::new_data_loader, m)?)?;
+    m.add_class::<samplers::PyGenerator>()?;
+    m.add_class::<samplers::PySampler>()?;
+    m.add_class::<samplers::PySamplerPass>()?;
+    m.add_function(wrap_pyfunction!(samplers::new_generator, m)?)?;
+    m.add_function(wrap_pyfunction!(samplers::new_sequential_sampler, m)?)?;
+    m.add_function(wrap_pyfunction!(samplers::new_random_sampler, m)?)?;
+    m.add_function(wrap_pyfunction!(samplers::new_subset_random_sampler, m)?)?;
+    m.add_function(wrap_pyfunction!(samplers::new_weighted_random_sampler, m)?)?;
+    m.add_function(wrap_pyfunction!(samplers::new_batch_sampler, m)?)?;
+    m.add_function(wrap_pyfunction!(samplers::random_split, m)?)?;
+    m.add_function(wrap_pyfunction!(samplers::default_collate, m)?)?;
     m.add_function(wrap_pyfunction!(optim::new_optimizer, m)?)?;
     m.add_function(wrap_pyfunction!(optim::new_scheduler, m)?)?;
     m.add_function(wrap_pyfunction!(optim::optim_names, m)?)?;

@@ -9,8 +9,12 @@ import json
 import math
 import time
 
-import borch_webgpu as torch
-from borch_webgpu.utils import data
+try:
+    import borch_webgpu as torch
+    from borch_webgpu.utils import data
+except ModuleNotFoundError:  # the native wheel (borch-wgpu): the same Python layer
+    import borch as torch
+    from borch.utils import data
 
 ALIASES = {"AssertionError": "ValueError"}
 
@@ -292,7 +296,7 @@ def error_checks():
     return out
 
 
-def run(cases_json, adapter="", log=print):
+def run(cases_json, adapter="", log=print, label="golden[py]"):
     started = time.time()
     cases = json.loads(cases_json)["cases"]
     agreeing, failures, missing = 0, [], {}
@@ -313,7 +317,7 @@ def run(cases_json, adapter="", log=print):
     failures += errors
     listed = ", ".join(f"{k} {n}" for k, n in missing.items())
     summary = (
-        f"golden[py] data: {agreeing} agreeing / {len(failures)} disagreeing / "
+        f"{label} data: {agreeing} agreeing / {len(failures)} disagreeing / "
         f"{sum(missing.values())} not implemented ({listed}); error checks {4 - len(errors)} / 4 "
         f"[{adapter}] in {time.time() - started:.1f} s"
     )

@@ -4,7 +4,8 @@ borch-wgpu (``import borch as torch``), with the runner golden[py] runs in Pyodi
 
     golden[pynative]: N agreeing / M cases, K not implemented, D disagreeing (...) [adapter]
 
-and exits 1 when any case disagrees. Run in a virtualenv where the wheel is installed:
+then the data family (tests/data/data_runner.py, as golden[py] runs it), and exits 1 when any
+case disagrees. Run in a virtualenv where the wheel is installed:
 
     python tests/golden/golden_native.py [--filter sum] [--every 10] [--verbose]
 """
@@ -31,7 +32,14 @@ def main():
     bindings = (HERE / "bindings.json").read_text()
     result = golden_runner.run(golden, bindings, adapter=torch.adapter(), filter=args.filter,
                                verbose=args.verbose, every=args.every, label="golden[pynative]")
-    return 0 if result["ok"] else 1
+    # The data family (tests/data/data_runner.py: torch.utils.data against tests/data/cases.json),
+    # as golden[py] runs it after the op cases.
+    sys.path.insert(0, str(HERE.parent / "data"))
+    import data_runner
+
+    cases = (HERE.parent / "data" / "cases.json").read_text()
+    data = data_runner.run(cases, adapter=torch.adapter(), label="golden[pynative]")
+    return 0 if result["ok"] and data["ok"] else 1
 
 
 if __name__ == "__main__":
