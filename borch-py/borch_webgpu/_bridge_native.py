@@ -27,7 +27,7 @@ jsnull = None
 
 NATIVE_OBJECTS = (_native.Optimizer, _native.ParamGroup, _native.LRScheduler, _native.Scope,
                   _native.Dataset, _native.DataLoader, _native.Pass, _native.Generator,
-                  _native.Sampler, _native.SamplerPass)
+                  _native.Sampler, _native.SamplerPass, _native.Transform)
 
 
 def reraise(e):
@@ -329,6 +329,21 @@ bt = Namespace(
         "compiled": _native.compiled,
         "onnx": Namespace("onnx", {"exportOnnx": _native.export_onnx}),
         "vision": Namespace("vision", {
+            "transforms": Namespace("vision.transforms", {
+                "Compose": _native.compose_transforms,
+                "ToTensor": _native.to_tensor_transform,
+                "PILToTensor": _native.pil_to_tensor_transform,
+                **{name: functools.partial(_native.new_transform, name)
+                   for name in _native.transform_names()},
+            }),
+            "datasets": Namespace("vision.datasets", {
+                "CIFAR10": Namespace("CIFAR10", {"fromBytes": _native.cifar10_from_bytes}),
+                "CIFAR100": Namespace("CIFAR100", {"fromBytes": _native.cifar100_from_bytes}),
+                "MNIST": Namespace("MNIST", {"fromBytes": _native.mnist_from_bytes}),
+                "FashionMNIST": Namespace("FashionMNIST",
+                                          {"fromBytes": _native.fashion_mnist_from_bytes}),
+                "Digits": Namespace("Digits", {"fromBytes": _native.digits_from_bytes}),
+            }),
             "models": Namespace("vision.models", {
                 js_name: functools.partial(_native.new_model, name)
                 for js_name, name in _native.model_names()

@@ -112,6 +112,8 @@ pub struct PyCoreDataset(pub(crate) Rc<dyn Dataset>, pub(crate) Extra);
 pub(crate) struct Extra {
     pub(crate) indices: Option<Vec<i64>>,
     pub(crate) cumulative_sizes: Option<Vec<usize>>,
+    /// A vision dataset's labels (torchvision's `targets`).
+    pub(crate) targets: Option<Vec<i64>>,
 }
 
 /// The dataset argument: a core dataset, or a Python one as `{getItem, length}`.
@@ -149,6 +151,14 @@ impl PyCoreDataset {
     fn indices(&self) -> PyResult<Vec<i64>> {
         self.1.indices.clone().ok_or_else(|| {
             pyo3::exceptions::PyAttributeError::new_err("this dataset has no 'indices'")
+        })
+    }
+
+    /// A vision dataset's `targets`.
+    #[getter]
+    fn targets(&self) -> PyResult<Vec<i64>> {
+        self.1.targets.clone().ok_or_else(|| {
+            pyo3::exceptions::PyAttributeError::new_err("this dataset has no 'targets'")
         })
     }
 

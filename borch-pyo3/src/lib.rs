@@ -15,6 +15,7 @@ mod names;
 mod optim;
 mod samplers;
 mod tensor;
+mod vision;
 
 use pyo3::prelude::*;
 
@@ -79,6 +80,17 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(samplers::new_batch_sampler, m)?)?;
     m.add_function(wrap_pyfunction!(samplers::random_split, m)?)?;
     m.add_function(wrap_pyfunction!(samplers::default_collate, m)?)?;
+    m.add_class::<vision::PyTransform>()?;
+    m.add_function(wrap_pyfunction!(vision::new_transform, m)?)?;
+    m.add_function(wrap_pyfunction!(vision::transform_names, m)?)?;
+    m.add_function(wrap_pyfunction!(vision::to_tensor_transform, m)?)?;
+    m.add_function(wrap_pyfunction!(vision::pil_to_tensor_transform, m)?)?;
+    m.add_function(wrap_pyfunction!(vision::compose_transforms, m)?)?;
+    m.add_function(wrap_pyfunction!(vision::cifar10_from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(vision::cifar100_from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(vision::mnist_from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(vision::fashion_mnist_from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(vision::digits_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(optim::new_optimizer, m)?)?;
     m.add_function(wrap_pyfunction!(optim::new_scheduler, m)?)?;
     m.add_function(wrap_pyfunction!(optim::optim_names, m)?)?;

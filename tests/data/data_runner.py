@@ -345,7 +345,7 @@ def error_line(e):
 
 
 def pipeline_case(c):
-    from borch_webgpu.vision import transforms as T
+    T = torch.vision.transforms
 
     torch.manual_seed(c["seed"])
     x = vision_image(c["shape"])
@@ -366,7 +366,7 @@ def pipeline_case(c):
 
 
 def to_tensor_case(c):
-    from borch_webgpu.vision import transforms as T
+    T = torch.vision.transforms
 
     raw = bytes(c["bytes"])
     a = T.ToTensor()(raw, c["hwc"]).reshape(-1).tolist()
@@ -377,7 +377,7 @@ def to_tensor_case(c):
     return None if p == c["pil_values"] else f"PILToTensor {p}"
 
 
-def run_vision(cases_text, adapter="", log=print):
+def run_vision(cases_text, adapter="", log=print, label="golden[py]"):
     started = time.time()
     cases = [json.loads(line) for line in cases_text.splitlines() if line.strip()]
     handlers = {"pipeline": pipeline_case, "to_tensor": to_tensor_case}
@@ -397,7 +397,7 @@ def run_vision(cases_text, adapter="", log=print):
             agreeing += 1
     listed = ", ".join(f"{k} {n}" for k, n in missing.items())
     summary = (
-        f"golden[py] data (vision transforms): {agreeing} agreeing / {len(failures)} disagreeing / "
+        f"{label} data (vision transforms): {agreeing} agreeing / {len(failures)} disagreeing / "
         f"{sum(missing.values())} not implemented ({listed}) [{adapter}] in {time.time() - started:.1f} s"
     )
     log(summary)
@@ -406,10 +406,10 @@ def run_vision(cases_text, adapter="", log=print):
     return {"ok": not failures and agreeing > 0, "summary": summary}
 
 
-def run_vision_datasets(root, cases_text, log=print):
+def run_vision_datasets(root, cases_text, log=print, runner="golden[py]"):
     """What torchvision's CIFAR10 / CIFAR100 / MNIST read from the synthetic files under ``root``
     (tests/vision/files), through borch_webgpu.vision.datasets' ``from_bytes``."""
-    from borch_webgpu.vision import datasets as D
+    D = torch.vision.datasets
 
     def read(path):
         with open(f"{root}/{path}", "rb") as f:
@@ -442,7 +442,7 @@ def run_vision_datasets(root, cases_text, log=print):
             failures.append(f"{c['class']} train={c['train']}: {failure}")
         else:
             agreeing += 1
-    summary = f"golden[py] data (vision datasets): {agreeing} splits agreeing / {len(failures)} disagreeing, {samples} samples (CIFAR-10, CIFAR-100, MNIST from bytes)"
+    summary = f"{runner} data (vision datasets): {agreeing} splits agreeing / {len(failures)} disagreeing, {samples} samples (CIFAR-10, CIFAR-100, MNIST from bytes)"
     log(summary)
     for f in failures:
         log(f)

@@ -4,8 +4,8 @@ borch-wgpu (``import borch as torch``), with the runner golden[py] runs in Pyodi
 
     golden[pynative]: N agreeing / M cases, K not implemented, D disagreeing (...) [adapter]
 
-then the data family (tests/data/data_runner.py, as golden[py] runs it), and exits 1 when any
-case disagrees. Run in a virtualenv where the wheel is installed:
+then the data family (tests/data/data_runner.py, its vision transforms and datasets too, as
+golden[py] runs it), and exits 1 when any case disagrees. Run in a virtualenv where the wheel is installed:
 
     python tests/golden/golden_native.py [--filter sum] [--every 10] [--verbose]
 """
@@ -39,7 +39,12 @@ def main():
 
     cases = (HERE.parent / "data" / "cases.json").read_text()
     data = data_runner.run(cases, adapter=torch.adapter(), label="golden[pynative]")
-    return 0 if result["ok"] and data["ok"] else 1
+    vision_cases = (HERE.parent / "vision" / "cases.json").read_text()
+    vision = data_runner.run_vision(vision_cases, adapter=torch.adapter(), label="golden[pynative]")
+    datasets = data_runner.run_vision_datasets(str(HERE.parent / "vision" / "files"), vision_cases,
+                                               runner="golden[pynative]")
+    ok = all(r["ok"] for r in (result, data, vision, datasets))
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
