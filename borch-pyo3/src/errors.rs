@@ -44,6 +44,11 @@ pub fn callback_error(e: PyErr) -> BorchError {
     BorchError::Runtime(message)
 }
 
+/// The exception a Python callback raised since it was last taken, if any.
+pub fn take_raised() -> Option<PyErr> {
+    RAISED.with(|r| r.borrow_mut().take())
+}
+
 /// The Python exception for a core error (a Python callback's own exception, when one caused it).
 pub fn err(e: BorchError) -> PyErr {
     if let Some(raised) = RAISED.with(|r| r.borrow_mut().take()) {

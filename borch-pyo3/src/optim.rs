@@ -399,10 +399,16 @@ pub fn new_scheduler(
         match p.kind.as_str() {
             "Function" if v.is_none() => {}
             "Function" => {
-                return Err(err(BorchError::NotImplemented(format!(
-                    "{}: a Python lr_lambda is not supported by the native module yet",
-                    entry.name
-                ))));
+                // One function, or one per param group (torch's list form).
+                let fns: Vec<Bound<'_, PyAny>> =
+                    if v.is_instance_of::<pyo3::types::PyList>() || v.is_instance_of::<PyTuple>() {
+                        v.try_iter()?.collect::<PyResult<_>>()?
+                    } else {
+                        vec![v.clone()]
+                    };
+                for f in fns {
+                    sorted.lr_lambdas.push(lr_lambda(f.unbind()));
+                }
             }
             "Schedulers" => {
                 for child in v.try_iter()? {
@@ -447,14 +453,33 @@ pub fn new_scheduler(
         Some(o) if optimizer.is_none() => o,
         _ => optimizer_arg(entry.name, optimizer)?,
     };
-    let scheduler = guard(|| {
+    let scheduler = raised_after(guard(|| {
         let mut o = borrow(&shared)?;
         entry.build(&mut **o, sorted).map_err(err)
-    })?;
+    }))?;
     Ok(PyScheduler {
         optimizer: shared,
         inner: Rc::new(RefCell::new(scheduler)),
     })
+}
+
+/// A Python `lr_lambda(epoch)` as the core's: a number it returns is the factor; an exception it
+/// raises (or a value that is not a number) is kept and raised when the scheduler's call returns
+/// (`raised_after`), the factor meanwhile NaN.
+fn lr_lambda(f: Py<PyAny>) -> borch_optim::lr_scheduler::LrLambda {
+    Rc::new(move |epoch: i64| {
+        Python::attach(|py| f.bind(py).call1((epoch,))?.extract::<f64>())
+            .map_err(crate::errors::callback_error)
+            .unwrap_or(f64::NAN)
+    })
+}
+
+/// `r`, or the exception a Python `lr_lambda` raised during it.
+fn raised_after<T>(r: PyResult<T>) -> PyResult<T> {
+    match crate::errors::take_raised() {
+        Some(e) => Err(e),
+        None => r,
+    }
 }
 
 fn optimizer_arg(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Shared> {
@@ -485,7 +510,7 @@ impl PyScheduler {
     #[pyo3(signature = (metrics=None))]
     fn step(&self, metrics: Option<f64>) -> PyResult<()> {
         let mut o = borrow(&self.optimizer)?;
-        self.with(|s| s.step(&mut **o, metrics))
+        raised_after(self.with(|s| s.step(&mut **o, metrics)))
     }
 
     #[pyo3(name = "getLastLr")]

@@ -185,3 +185,23 @@ def test_save_and_load_a_state_dict(tmp_path):
     buffer = io.BytesIO()
     torch.save(model.state_dict(), buffer)
     assert sorted(torch.load(io.BytesIO(buffer.getvalue()))) == ["bias", "weight"]
+
+
+def test_lambda_lr_calls_python_and_its_exceptions_come_back():
+    p = torch.ones(2, requires_grad=True)
+    opt = optim.SGD([p], lr=0.1)
+    sched = optim.lr_scheduler.LambdaLR(opt, lr_lambda=lambda epoch: 0.5 ** epoch)
+    for _ in range(3):
+        opt.step()
+        sched.step()
+    assert close(opt.param_groups[0]["lr"], 0.0125)
+
+    def refuses(epoch):
+        if epoch >= 1:
+            raise ValueError(f"no schedule for epoch {epoch}")
+        return 1.0
+
+    failing = optim.lr_scheduler.LambdaLR(optim.SGD([p], lr=0.1), refuses)
+    with pytest.raises(ValueError, match="no schedule for epoch 1"):
+        failing.step()
+    assert torch.ones(1).item() == 1.0
