@@ -27,7 +27,7 @@ jsnull = None
 
 NATIVE_OBJECTS = (_native.Optimizer, _native.ParamGroup, _native.LRScheduler, _native.Scope,
                   _native.Dataset, _native.DataLoader, _native.Pass, _native.Generator,
-                  _native.Sampler, _native.SamplerPass, _native.Transform)
+                  _native.Sampler, _native.SamplerPass, _native.Transform, _native.Loaded)
 
 
 def reraise(e):
@@ -335,6 +335,10 @@ bt = Namespace(
                 "PILToTensor": _native.pil_to_tensor_transform,
                 **{name: functools.partial(_native.new_transform, name)
                    for name in _native.transform_names()},
+            }),
+            "catalogue": Namespace("vision.catalogue", {
+                "load": _native.catalogue_load,
+                "loadFrom": _native.catalogue_load_from,
             }),
             "datasets": Namespace("vision.datasets", {
                 "CIFAR10": Namespace("CIFAR10", {"fromBytes": _native.cifar10_from_bytes}),

@@ -91,6 +91,9 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(vision::mnist_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(vision::fashion_mnist_from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(vision::digits_from_bytes, m)?)?;
+    m.add_class::<vision::PyLoaded>()?;
+    m.add_function(wrap_pyfunction!(vision::catalogue_load, m)?)?;
+    m.add_function(wrap_pyfunction!(vision::catalogue_load_from, m)?)?;
     m.add_function(wrap_pyfunction!(optim::new_optimizer, m)?)?;
     m.add_function(wrap_pyfunction!(optim::new_scheduler, m)?)?;
     m.add_function(wrap_pyfunction!(optim::optim_names, m)?)?;

@@ -233,3 +233,89 @@ pub fn digits_from_bytes(
     let targets = d.targets().to_vec();
     Ok(made(d, &targets))
 }
+
+/// A verified catalogue entry (borch-ts's `Loaded`): `manifest` (a dict), `model` (in eval mode,
+/// weights loaded), `maxSampleDiff`, `source`, `cached`, `refusedCache`.
+#[pyclass(name = "Loaded", module = "borch._native", unsendable)]
+pub struct PyLoaded {
+    manifest: Py<PyAny>,
+    model: Py<crate::modules::PyModule>,
+    max_sample_diff: f64,
+    source: String,
+}
+
+#[pymethods]
+impl PyLoaded {
+    #[getter]
+    fn manifest(&self, py: Python<'_>) -> Py<PyAny> {
+        self.manifest.clone_ref(py)
+    }
+
+    #[getter]
+    fn model(&self, py: Python<'_>) -> Py<crate::modules::PyModule> {
+        self.model.clone_ref(py)
+    }
+
+    #[getter(maxSampleDiff)]
+    fn max_sample_diff(&self) -> f64 {
+        self.max_sample_diff
+    }
+
+    #[getter]
+    fn source(&self) -> String {
+        self.source.clone()
+    }
+
+    /// Natively nothing is cached (the files are read where they are).
+    #[getter]
+    fn cached(&self) -> bool {
+        false
+    }
+
+    #[getter(refusedCache)]
+    fn refused_cache(&self) -> bool {
+        false
+    }
+}
+
+fn loaded(
+    py: Python<'_>,
+    l: borch_vision::catalogue::Loaded,
+    source: String,
+) -> PyResult<PyLoaded> {
+    let manifest = py
+        .import("json")?
+        .call_method1("loads", (l.manifest.to_json(),))?
+        .unbind();
+    let model = Py::new(py, crate::modules::PyModule::own(l.model))?;
+    Ok(PyLoaded {
+        manifest,
+        model,
+        max_sample_diff: l.max_sample_diff,
+        source,
+    })
+}
+
+/// `catalogue.load(path)`: a manifest file and the weights next to it, every check the core's
+/// (`borch_vision::catalogue::load`); natively a local path (no download, no cache).
+#[pyfunction]
+#[pyo3(signature = (path, options=None))]
+pub fn catalogue_load(
+    py: Python<'_>,
+    path: &str,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<PyLoaded> {
+    let _ = options; // `cache=`: natively the files are read where they are.
+    let l = guard(|| borch_vision::catalogue::load(path).map_err(err))?;
+    loaded(py, l, path.to_string())
+}
+
+/// `catalogue.load_from(manifest_json, weights)`: from memory.
+#[pyfunction]
+pub fn catalogue_load_from(py: Python<'_>, manifest: &str, weights: Vec<u8>) -> PyResult<PyLoaded> {
+    let l = guard(|| {
+        pollster::block_on(borch_vision::catalogue::load_json_async(manifest, &weights))
+            .map_err(err)
+    })?;
+    loaded(py, l, "memory".to_string())
+}

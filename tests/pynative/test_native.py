@@ -205,3 +205,22 @@ def test_lambda_lr_calls_python_and_its_exceptions_come_back():
     with pytest.raises(ValueError, match="no schedule for epoch 1"):
         failing.step()
     assert torch.ones(1).item() == 1.0
+
+
+def test_vision_catalogue_models_and_transforms():
+    import pathlib
+
+    import borch.vision as torchvision
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    loaded = torchvision.catalogue.load(str(root / "catalogue/digits_mlp.json"))
+    assert loaded.manifest["name"] == "digits_mlp" and loaded.max_sample_diff <= 1e-4
+    assert isinstance(loaded.model, nn.Sequential)
+    torch.manual_seed(0)
+    net = torchvision.models.resnet18(num_classes=10)
+    assert [n for n, _ in net.named_parameters()][:2] == ["conv1.weight", "bn1.weight"]
+    to_tensor = torchvision.transforms.ToTensor()
+    img = to_tensor(bytes([0, 255, 51, 102]), (2, 2, 1))
+    assert img.shape == torch.Size([1, 2, 2]) and close(img.flatten().tolist(), [0, 1, 0.2, 0.4])
+    norm = torchvision.transforms.Normalize((0.5,), (0.5,))
+    assert close(norm(img).flatten().tolist(), [-1, 1, -0.6, -0.2])
