@@ -6,7 +6,9 @@ borch-ts's). Run in a virtualenv where the wheel is installed, without numpy or 
 
     python tests/pynative/examples.py [--write]
 
-``--write`` records the outputs instead (after checking them against a Pyodide run by hand).
+``--write`` records the outputs instead (after checking them against a Pyodide run: the python
+page's ``py|js`` lines and the micropip page's ``textbook|`` lines in scripts/test's log; the
+files were so checked on 2026-12-03).
 """
 
 import pathlib
