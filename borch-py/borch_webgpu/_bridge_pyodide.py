@@ -10,7 +10,7 @@ import js
 from pyodide.code import run_js
 from pyodide.ffi import JsException, JsProxy, create_proxy, run_sync, to_js
 
-from ._bridge import KINDS, dtype
+from ._bridge import KINDS, camel, dtype
 
 BACKEND = "pyodide"
 
