@@ -84,3 +84,10 @@ pub fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
         }
     }
 }
+
+/// A panic inside the boundary, for the test that checks it comes out as a Python exception
+/// and leaves the module usable (tests/pynative/test_native.py).
+#[pyfunction]
+pub fn _panic_for_test(message: &str) -> PyResult<()> {
+    guard(|| panic!("{message}"))
+}

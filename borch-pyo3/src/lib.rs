@@ -22,6 +22,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add("NativeError", m.py().get_type::<errors::NativeError>())?;
+    m.add_function(wrap_pyfunction!(errors::_panic_for_test, m)?)?;
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<tensor::Method>()?;
     m.add_class::<functions::PyScope>()?;

@@ -224,3 +224,11 @@ def test_vision_catalogue_models_and_transforms():
     assert img.shape == torch.Size([1, 2, 2]) and close(img.flatten().tolist(), [0, 1, 0.2, 0.4])
     norm = torchvision.transforms.Normalize((0.5,), (0.5,))
     assert close(norm(img).flatten().tolist(), [-1, 1, -0.6, -0.2])
+
+
+def test_a_rust_panic_is_a_python_exception_and_the_module_stays_usable():
+    from borch import _native
+
+    with pytest.raises(_native.NativeError, match="borch panicked .* a test panic"):
+        _native._panic_for_test("a test panic")
+    assert (torch.ones(3) * 2).sum().item() == 6.0
