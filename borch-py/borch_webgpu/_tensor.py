@@ -61,7 +61,10 @@ class Tensor:
         if isinstance(getattr(type(self), name, None), property):
             object.__setattr__(self, name, value)  # a Python property's setter (t.data = ...)
             return
-        setattr(self._js, b.camel(name), b.to_js_value(value))
+        try:
+            setattr(self._js, b.camel(name), b.to_js_value(value))
+        except b.JsException as e:  # t.requires_grad = True on an int tensor: torch's RuntimeError
+            b.reraise(e)
 
     # Properties torch spells differently from a method call.
     @property

@@ -122,6 +122,8 @@ def test_errors_are_torchs_classes_and_the_module_stays_usable():
         torch.ones(2).sum(dim="x")
     with pytest.raises(AttributeError):
         torch.no_such_function
+    with pytest.raises(RuntimeError, match="floating point"):
+        torch.tensor([1, 2]).requires_grad = True
     assert torch.ones(2).sum().item() == 2.0
 
 
