@@ -8,7 +8,7 @@ from ._device import device
 from ._grad import enable_grad, no_grad, scope, set_grad_enabled
 from ._tensor import Tensor
 from ._creation import tensor
-from ._numpy import from_numpy
+from ._numpy import as_tensor, from_numpy
 from ._compile import compile
 from ._generator import Generator
 from . import autograd, cuda, nn, onnx, optim
@@ -46,6 +46,7 @@ __all__ = [
     "cuda",
     "device",
     "dtype",
+    "as_tensor",
     "enable_grad",
     "from_numpy",
     "load",

@@ -31,9 +31,8 @@ def dtype_for(array, dtype=None, what="tensor"):
     instead = INSTEAD.get(array.dtype.kind, "float32")
     raise TypeError(
         f"{what}(): a numpy array of dtype {name} would be a torch.{name} tensor, and borch has "
-        f"no dtype torch.{name} (its dtypes are torch.float32, torch.int64 and torch.bool; WebGPU "
-        f"has no 64-bit floats): convert it first, array.astype(numpy.{instead}), or pass "
-        f"dtype=torch.{instead}"
+        f"no dtype torch.{name} (its dtypes are torch.float32, torch.int64 and torch.bool): "
+        f"convert it first, array.astype(numpy.{instead}), or pass dtype=torch.{instead}"
     )
 
 
@@ -44,6 +43,20 @@ def tensor_of(array, dtype=None, what="tensor"):
     flat = array.reshape(-1).tolist()
     t = b.call(b.bt.tensor, (flat,), {"dtype": name})
     return t.reshape(shape) if shape != [len(flat)] else t
+
+
+def as_tensor(data, dtype=None, device=None):
+    """torch's ``as_tensor(data, dtype=None, device=None)``: a tensor of that dtype is returned as
+    it is (borch has one device); anything else as ``torch.tensor(data, dtype=dtype)`` makes it
+    (a numpy array's values are copied to the device: they never share its memory)."""
+    from ._creation import tensor
+    from ._device import device as check_device
+
+    if device is not None:
+        check_device(device)
+    if isinstance(data, b.Tensor):
+        return data if dtype is None else data.to(dtype)
+    return tensor(data, dtype=dtype)
 
 
 def from_numpy(ndarray):

@@ -194,6 +194,11 @@ class Tensor:
             )
         return numpy.asarray(self.tolist(), dtype=self._js.dtype)
 
+    def __array__(self, dtype=None, copy=None):
+        """numpy's protocol (``numpy.asarray(t)``): ``numpy()``, as torch's ``__array__``."""
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
     # Subscripts: the core's `index` interprets them (borch-tensor/src/ops/indexing.rs); a
     # boolean mask (t[mask]: the result's shape depends on its values) goes to `indexAsync`, whose
     # promise b.call settles with run_sync.

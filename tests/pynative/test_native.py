@@ -151,6 +151,10 @@ def test_numpy_interop():
     assert torch.tensor(np.zeros(3), dtype=torch.float32).dtype is torch.float32
     with pytest.raises(RuntimeError, match="requires grad"):
         torch.ones(2, requires_grad=True).numpy()
+    assert np.asarray(torch.ones(2, 2)).sum() == 4.0
+    assert torch.as_tensor(a).tolist() == a.tolist()
+    t = torch.ones(3)
+    assert torch.as_tensor(t) is t
 
 
 def test_tensor_dataset_and_a_shuffled_loader_in_torchs_order():
