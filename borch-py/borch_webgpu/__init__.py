@@ -8,6 +8,7 @@ from ._device import device
 from ._grad import enable_grad, no_grad, scope, set_grad_enabled
 from ._tensor import Tensor
 from ._creation import tensor
+from ._numpy import as_tensor, from_numpy
 from ._compile import compile
 from ._generator import Generator
 from . import autograd, cuda, nn, onnx, optim
@@ -45,7 +46,9 @@ __all__ = [
     "cuda",
     "device",
     "dtype",
+    "as_tensor",
     "enable_grad",
+    "from_numpy",
     "load",
     "load_checkpoint",
     "nn",
@@ -64,4 +67,4 @@ __all__ = [
 def __getattr__(name):
     """``torch.name`` forwarded to ``borch_ts[camel(name)]`` (creation functions, ops,
     ``manual_seed``, ``keep_alive``, ``memory``, ``pooled``, ``empty_cache``, ...)."""
-    return _bridge.attribute(None, _bridge.bt, name, "module 'borch_webgpu'")
+    return _bridge.attribute(None, _bridge.bt, name, f"module '{__name__}'")

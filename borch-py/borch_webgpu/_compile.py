@@ -3,8 +3,6 @@ records the device work; later calls run the same Python but replay it (buffers 
 reused), so results equal eager bit for bit. Read results (``item()``, ``tolist()``) outside the
 compiled function: a read inside would have to suspend Python inside the call."""
 
-from pyodide.ffi import create_proxy
-
 from . import _bridge as b
 
 
@@ -14,7 +12,7 @@ class _Compiled:
 
     def __init__(self, target):
         object.__setattr__(self, "_target", target)
-        object.__setattr__(self, "_proxy", create_proxy(self._run))
+        object.__setattr__(self, "_proxy", b.proxy(self._run))
         object.__setattr__(self, "_js", b.bt.compiled(self._proxy))
 
     def _run(self, *js_args):

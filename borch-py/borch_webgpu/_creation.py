@@ -2,6 +2,7 @@
 int64, floats -> float32, bools -> bool), a distinction JavaScript numbers lose."""
 
 from . import _bridge as b
+from . import _numpy
 
 
 def inferred_dtype(data):
@@ -25,9 +26,15 @@ def inferred_dtype(data):
 
 
 def tensor(data, dtype=None, requires_grad=False):
-    """torch's ``tensor(data, dtype=None, requires_grad=False)``."""
+    """torch's ``tensor(data, dtype=None, requires_grad=False)``; a numpy array's values with
+    torch's dtype rules (_numpy.py)."""
     if isinstance(data, b.Tensor):
         data = data.tolist()
+    if _numpy.is_array(data):
+        t = _numpy.tensor_of(data, dtype)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
     name = b.to_js_value(dtype) if dtype is not None else inferred_dtype(data)
     t = b.call(b.bt.tensor, (data,), {"dtype": name})
     if requires_grad:

@@ -21,6 +21,10 @@ class device:
                 f"Expected one of {', '.join(TYPES)} device type at start of device string: "
                 f"{type} (borch has one device, WebGPU; each of these names means it)"
             )
+        if kind == "cuda":
+            from . import _bridge
+
+            _bridge.cuda_notice()
         object.__setattr__(self, "type", kind)
         object.__setattr__(self, "index", int(number) if colon else index)
 

@@ -61,7 +61,10 @@ class Tensor:
         if isinstance(getattr(type(self), name, None), property):
             object.__setattr__(self, name, value)  # a Python property's setter (t.data = ...)
             return
-        setattr(self._js, b.camel(name), b.to_js_value(value))
+        try:
+            setattr(self._js, b.camel(name), b.to_js_value(value))
+        except b.JsException as e:  # t.requires_grad = True on an int tensor: torch's RuntimeError
+            b.reraise(e)
 
     # Properties torch spells differently from a method call.
     @property
@@ -179,10 +182,10 @@ class Tensor:
         try:
             import numpy
         except ModuleNotFoundError:
+            how = ("pip install numpy" if b.BACKEND == "native" else "this Pyodide has not "
+                   "loaded it: await pyodide.loadPackage('numpy') or micropip.install('numpy')")
             raise RuntimeError(
-                "Tensor.numpy() needs numpy, which this Pyodide has not loaded (await "
-                "pyodide.loadPackage('numpy') or micropip.install('numpy') first); tolist() reads "
-                "the same numbers without it"
+                f"Tensor.numpy() needs numpy ({how}); tolist() reads the same numbers without it"
             ) from None
         if self._js.requiresGrad and not force:
             raise RuntimeError(
@@ -190,6 +193,11 @@ class Tensor:
                 "instead."
             )
         return numpy.asarray(self.tolist(), dtype=self._js.dtype)
+
+    def __array__(self, dtype=None, copy=None):
+        """numpy's protocol (``numpy.asarray(t)``): ``numpy()``, as torch's ``__array__``."""
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
 
     # Subscripts: the core's `index` interprets them (borch-tensor/src/ops/indexing.rs); a
     # boolean mask (t[mask]: the result's shape depends on its values) goes to `indexAsync`, whose

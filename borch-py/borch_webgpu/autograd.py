@@ -11,11 +11,11 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         raise NotImplementedError(
-            f"borch_webgpu does not implement torch.autograd.Function ({cls.__name__}.apply): a "
+            f"{__package__} does not implement torch.autograd.Function ({cls.__name__}.apply): a "
             "forward and backward written in Python cannot join the core's graph; write the "
             "computation with tensor ops, whose gradients borch computes"
         )
 
 
 def __getattr__(name):
-    return b.attribute(None, b.bt.autograd, name, "module 'borch_webgpu.autograd'")
+    return b.attribute(None, b.bt.autograd, name, f"module '{__name__}'")

@@ -14,7 +14,7 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
                "dynamic_axes": dynamic_axes, "opset_version": opset_version}
     data = b.settle(lambda: b.bt.onnx.exportOnnx(model._js, b.to_js_value(args),
                                                  b.keywords(options)))
-    _write(f, data.to_bytes())
+    _write(f, b.bytes_out(data))
 
 
 def _write(f, data):

@@ -7,29 +7,27 @@ back from the GPU: borch-ts's promise is settled as ``item()`` settles its read.
 state dicts): borch-ts's ``saveCheckpoint`` / ``loadCheckpoint``, the model, optimizer, scheduler
 (or None), epoch and torch's RNG state in one safetensors file."""
 
-from pyodide.ffi import to_js
-
 from . import _bridge as b
 from .onnx import _write
 
 
 def save(obj, f):
     data = b.settle(lambda: b.bt.save(b.to_js_value(obj)))
-    _write(f, data.to_bytes())
+    _write(f, b.bytes_out(data))
 
 
 def load(f, map_location=None, *, weights_only=None):
-    return b.call(b.bt.load, (to_js(_read(f)),), {})
+    return b.call(b.bt.load, (b.bytes_in(_read(f)),), {})
 
 
 def save_checkpoint(model, optimizer, scheduler, epoch, f):
     data = b.settle(lambda: b.bt.saveCheckpoint(
         *[b.to_js_value(a) for a in (model, optimizer, scheduler, epoch)]))
-    _write(f, data.to_bytes())
+    _write(f, b.bytes_out(data))
 
 
 def load_checkpoint(f, model, optimizer, scheduler=None):
-    return b.call(b.bt.loadCheckpoint, (to_js(_read(f)), model, optimizer, scheduler), {})
+    return b.call(b.bt.loadCheckpoint, (b.bytes_in(_read(f)), model, optimizer, scheduler), {})
 
 
 def _read(f):

@@ -9,8 +9,12 @@ import json
 import math
 import time
 
-import borch_webgpu as torch
-from borch_webgpu.utils import data
+try:
+    import borch_webgpu as torch
+    from borch_webgpu.utils import data
+except ModuleNotFoundError:  # the native wheel (borch-wgpu): the same Python layer
+    import borch as torch
+    from borch.utils import data
 
 ALIASES = {"AssertionError": "ValueError"}
 
@@ -292,7 +296,7 @@ def error_checks():
     return out
 
 
-def run(cases_json, adapter="", log=print):
+def run(cases_json, adapter="", log=print, label="golden[py]"):
     started = time.time()
     cases = json.loads(cases_json)["cases"]
     agreeing, failures, missing = 0, [], {}
@@ -313,7 +317,7 @@ def run(cases_json, adapter="", log=print):
     failures += errors
     listed = ", ".join(f"{k} {n}" for k, n in missing.items())
     summary = (
-        f"golden[py] data: {agreeing} agreeing / {len(failures)} disagreeing / "
+        f"{label} data: {agreeing} agreeing / {len(failures)} disagreeing / "
         f"{sum(missing.values())} not implemented ({listed}); error checks {4 - len(errors)} / 4 "
         f"[{adapter}] in {time.time() - started:.1f} s"
     )
@@ -341,7 +345,7 @@ def error_line(e):
 
 
 def pipeline_case(c):
-    from borch_webgpu.vision import transforms as T
+    T = torch.vision.transforms
 
     torch.manual_seed(c["seed"])
     x = vision_image(c["shape"])
@@ -362,7 +366,7 @@ def pipeline_case(c):
 
 
 def to_tensor_case(c):
-    from borch_webgpu.vision import transforms as T
+    T = torch.vision.transforms
 
     raw = bytes(c["bytes"])
     a = T.ToTensor()(raw, c["hwc"]).reshape(-1).tolist()
@@ -373,7 +377,7 @@ def to_tensor_case(c):
     return None if p == c["pil_values"] else f"PILToTensor {p}"
 
 
-def run_vision(cases_text, adapter="", log=print):
+def run_vision(cases_text, adapter="", log=print, label="golden[py]"):
     started = time.time()
     cases = [json.loads(line) for line in cases_text.splitlines() if line.strip()]
     handlers = {"pipeline": pipeline_case, "to_tensor": to_tensor_case}
@@ -393,7 +397,7 @@ def run_vision(cases_text, adapter="", log=print):
             agreeing += 1
     listed = ", ".join(f"{k} {n}" for k, n in missing.items())
     summary = (
-        f"golden[py] data (vision transforms): {agreeing} agreeing / {len(failures)} disagreeing / "
+        f"{label} data (vision transforms): {agreeing} agreeing / {len(failures)} disagreeing / "
         f"{sum(missing.values())} not implemented ({listed}) [{adapter}] in {time.time() - started:.1f} s"
     )
     log(summary)
@@ -402,10 +406,10 @@ def run_vision(cases_text, adapter="", log=print):
     return {"ok": not failures and agreeing > 0, "summary": summary}
 
 
-def run_vision_datasets(root, cases_text, log=print):
+def run_vision_datasets(root, cases_text, log=print, runner="golden[py]"):
     """What torchvision's CIFAR10 / CIFAR100 / MNIST read from the synthetic files under ``root``
     (tests/vision/files), through borch_webgpu.vision.datasets' ``from_bytes``."""
-    from borch_webgpu.vision import datasets as D
+    D = torch.vision.datasets
 
     def read(path):
         with open(f"{root}/{path}", "rb") as f:
@@ -438,7 +442,7 @@ def run_vision_datasets(root, cases_text, log=print):
             failures.append(f"{c['class']} train={c['train']}: {failure}")
         else:
             agreeing += 1
-    summary = f"golden[py] data (vision datasets): {agreeing} splits agreeing / {len(failures)} disagreeing, {samples} samples (CIFAR-10, CIFAR-100, MNIST from bytes)"
+    summary = f"{runner} data (vision datasets): {agreeing} splits agreeing / {len(failures)} disagreeing, {samples} samples (CIFAR-10, CIFAR-100, MNIST from bytes)"
     log(summary)
     for f in failures:
         log(f)

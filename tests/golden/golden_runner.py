@@ -1,4 +1,6 @@
-"""The golden suite through borch_webgpu (Python in Pyodide, forwarding to borch-ts).
+"""The golden suite through borch_webgpu (Python in Pyodide, forwarding to borch-ts), or
+through the native wheel borch-wgpu (``import borch as torch``, golden[pynative]: run by
+tests/golden/golden_native.py), whose Python layer is the same.
 
 Every case of tests/golden/golden.json (frozen from real torch) is run through the Python
 surface, ``import borch_webgpu as torch``, as tests/golden/bindings.json says, with the same case
@@ -17,21 +19,26 @@ Run by tests/browser/pages/golden_py.mjs with ``runPythonAsync`` (reads use ``ru
     import golden_runner
     golden_runner.run(golden_text, bindings_text, adapter="...", log=print)
 
-Pure Python: the only import of the project is borch_webgpu.
+Pure Python: the only import of the project is borch_webgpu (or, where it is not installed,
+borch: the native wheel).
 """
 
 import json
 import time
 from array import array
 
-import borch_webgpu as torch
+try:
+    import borch_webgpu as torch
+except ModuleNotFoundError:  # the native wheel (borch-wgpu): the same Python layer
+    import borch as torch
 
 ATOL = 1e-4
 RTOL = 1e-4
 TORCH_ERRORS = ("RuntimeError", "IndexError", "TypeError", "ValueError", "NotImplementedError")
 SPECIAL = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
-# This runner's surface as bindings.json's ``surfaces`` names it.
-SURFACE = "python"
+# This runner's surface as bindings.json's ``surfaces`` names it: "python" in Pyodide, "pynative"
+# through the native wheel (whose reads block, so a browser-only reason does not hold there).
+SURFACE = "python" if torch._bridge.BACKEND == "pyodide" else "pynative"
 
 
 class NotExpressible(Exception):
@@ -380,6 +387,8 @@ def borch_kind(e):
     class from the JavaScript error, whose exception stays as ``__context__``), or None for an
     error that did not come from borch."""
     ctx = e.__context__
+    if ctx is not None and type(ctx).__name__ == "NativeError" and len(ctx.args) == 2:
+        return ctx.args[0]  # the native module's NativeError(kind, message)
     if ctx is None or type(ctx).__name__ != "JsException":
         return None
     err = getattr(ctx, "js_error", ctx)
@@ -431,7 +440,8 @@ def select(cases, every):
     return chosen
 
 
-def run(golden_text, bindings_text, adapter="", filter="", verbose=False, every=1, log=print):
+def run(golden_text, bindings_text, adapter="", filter="", verbose=False, every=1, log=print,
+        label="golden[py]"):
     """Run the suite; logs the disagreements (first 30), the not-implemented groups and the
     summary line; returns {"ok", "summary", ...}."""
     started = time.perf_counter()
@@ -472,14 +482,14 @@ def run(golden_text, bindings_text, adapter="", filter="", verbose=False, every=
     missing_count = sum(missing.values())
     scope = f" (a subset: every {every}th case of each op, of {len(everything)})" if every > 1 else ""
     line = (
-        f"golden[py]: {agree} agreeing / {total} cases{scope}, {missing_count} not implemented, "
+        f"{label}: {agree} agreeing / {total} cases{scope}, {missing_count} not implemented, "
         f"{len(disagreements)} disagreeing (forward {agree - backward_agree} / "
         f"{total - backward_total}, backward {backward_agree} / {backward_total}) [{adapter}]"
     )
     log(line)
     memory = torch.memory()
     log(
-        f"golden[py]: {seconds:.1f} s (loading {loaded - started:.1f} s)"
+        f"{label}: {seconds:.1f} s (loading {loaded - started:.1f} s)"
         + (f', filter "{filter}"' if filter else "")
         + f"; memory after: {json.dumps(memory if isinstance(memory, dict) else str(memory))}"
     )

@@ -47,6 +47,7 @@ const USAGE: &str = "usage:
 [--steps N] [--cases matmul,mlp,resnet18] [--width 64] [--resnet-steps 3] [--resnet-parts eval,train]
   cargo xtask build-js [--no-pack]
   cargo xtask build-py
+  cargo xtask build-wheel [--release] [maturin build options]
   cargo xtask playground [--port N] [--no-serve] [--bundle-only]
   cargo xtask train-catalogue [--out catalogue/] [--seed S]";
 
@@ -84,6 +85,7 @@ fn main() -> ExitCode {
         ["bench", "gpt", rest @ ..] => bench_gpt::run(rest),
         ["build-js", rest @ ..] => build_js::run(rest),
         ["build-py", rest @ ..] => build_py::run(rest),
+        ["build-wheel", rest @ ..] => build_py::native::run(rest),
         ["playground", rest @ ..] => playground::run(rest),
         ["train-catalogue", rest @ ..] => train_catalogue::run(rest),
         _ => Err(USAGE.to_string()),

@@ -24,4 +24,4 @@ __all__ = [
 
 def __getattr__(name):
     """``nn.Linear``, ``nn.ReLU``, ``nn.MSELoss``, ``nn.Sequential``, ... from borch-ts's ``nn``."""
-    return js_class(getattr(b.bt, "nn", None), name, "borch_webgpu.nn", JsModule)
+    return js_class(getattr(b.bt, "nn", None), name, __name__, JsModule)

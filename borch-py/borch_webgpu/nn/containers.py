@@ -11,7 +11,7 @@ from .module import JsModule, Module
 
 def _core(name):
     """borch-ts's container class of that name."""
-    return js_class(b.bt.nn, name, "borch_webgpu.nn", JsModule)
+    return js_class(b.bt.nn, name, __package__, JsModule)
 
 
 class _Container(type):

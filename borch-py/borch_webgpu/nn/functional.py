@@ -5,4 +5,4 @@ from .. import _bridge as b
 
 
 def __getattr__(name):
-    return b.attribute(None, b.bt.nn.functional, name, "module 'borch_webgpu.nn.functional'")
+    return b.attribute(None, b.bt.nn.functional, name, f"module '{__name__}'")

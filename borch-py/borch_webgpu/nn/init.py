@@ -41,6 +41,6 @@ def ones_(tensor):
 
 def __getattr__(name):
     raise AttributeError(
-        f"module 'borch_webgpu.nn.init' has no attribute '{name}' — borch-ts binds {BOUND} "
+        f"module '{__name__}' has no attribute '{name}' — borch-ts binds {BOUND} "
         "(borch_nn::init's other initialisers are not bound yet)"
     )

@@ -9,4 +9,4 @@ from .module import JsModule
 def __getattr__(name):
     """``nn.intrinsic.ConvReLU2d``, ... from borch-ts's ``nn.intrinsic``."""
     nn = getattr(b.bt, "nn", None)
-    return js_class(getattr(nn, "intrinsic", None), name, "borch_webgpu.nn.intrinsic", JsModule)
+    return js_class(getattr(nn, "intrinsic", None), name, __name__, JsModule)

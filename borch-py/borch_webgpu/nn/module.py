@@ -299,12 +299,12 @@ class JsModule(JsBacked, Module):
 def wrap_module(js_obj):
     """A borch-ts module object given back by borch-ts (``seq.at(0)``) as its Python class (an
     ``nn.intrinsic`` one, ``ConvReLU2d`` after ``fuse_for_eval``, from ``torch.nn.intrinsic``)."""
-    name = js_obj.constructor.name
+    name = b.class_name(js_obj)
     fused = getattr(b.bt.nn, "intrinsic", None)
     if not hasattr(b.bt.nn, name) and hasattr(fused, name):
-        cls = js_class(fused, name, "borch_webgpu.nn.intrinsic", JsModule)
+        cls = js_class(fused, name, __package__ + ".intrinsic", JsModule)
     else:
-        cls = js_class(b.bt.nn, name, "borch_webgpu.nn", JsModule)
+        cls = js_class(b.bt.nn, name, __package__, JsModule)
     module = cls.__new__(cls)
     object.__setattr__(module, "_js", js_obj)
     object.__setattr__(module, "_parameters", {})

@@ -9,4 +9,4 @@ __all__ = ["lr_scheduler"]
 
 
 def __getattr__(name):
-    return js_class(getattr(b.bt, "optim", None), name, "borch_webgpu.optim", JsBacked)
+    return js_class(getattr(b.bt, "optim", None), name, __name__, JsBacked)

@@ -7,4 +7,4 @@ from .._classes import JsBacked, js_class
 
 def __getattr__(name):
     schedulers = getattr(getattr(b.bt, "optim", None), "lrScheduler", None)
-    return js_class(schedulers, name, "borch_webgpu.optim.lr_scheduler", JsBacked)
+    return js_class(schedulers, name, __name__, JsBacked)

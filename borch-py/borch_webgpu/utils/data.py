@@ -4,8 +4,6 @@ docs/data.md). A dataset written in Python (``__getitem__`` and ``__len__``) is 
 as a JavaScript ``{ getItem, length }``; ``collate_fn`` as a JavaScript function. Iterating a
 loader or a sampler steps borch-ts's iterator, one core ``next`` a batch."""
 
-from pyodide.ffi import create_proxy
-
 from .. import _bridge as b
 from .._classes import JsBacked
 
@@ -200,7 +198,7 @@ def _dataset(dataset):
         return dataset
     proxy = getattr(dataset, "_borch_get_item", None)
     if proxy is None:
-        proxy = create_proxy(lambda i: b.to_js_value(dataset[i]))
+        proxy = b.proxy(lambda i: b.to_js_value(dataset[i]))
         try:
             dataset._borch_get_item = proxy
         except AttributeError:
@@ -210,4 +208,4 @@ def _dataset(dataset):
 
 def _collate(fn):
     """A Python ``collate_fn`` as a JavaScript function of the batch's samples."""
-    return create_proxy(lambda batch: b.to_js_value(fn([b.from_js(s) for s in batch])))
+    return b.proxy(lambda batch: b.to_js_value(fn([b.from_js(s) for s in batch])))

@@ -6,8 +6,6 @@ result (``manifest``, ``model``, ``max_sample_diff``, ``source``, ``cached``, ``
 is returned only after all of them passed, else a RuntimeError ``catalogue '<name>': <step>:
 <detail>``. Settled as ``item()`` settles its read (``runPythonAsync``)."""
 
-from pyodide.ffi import to_js
-
 from .. import _bridge as b
 
 
@@ -16,7 +14,7 @@ def load(url, *, cache=True):
 
 
 def load_from(manifest_json, weights):
-    return b.call(b.bt.vision.catalogue.loadFrom, (manifest_json, to_js(bytes(weights))), {})
+    return b.call(b.bt.vision.catalogue.loadFrom, (manifest_json, b.bytes_in(weights)), {})
 
 
 __all__ = ["load", "load_from"]

@@ -4,8 +4,6 @@ gzip-compressed, and the bundled digits): ``CIFAR10.from_bytes([batch, ...], tra
 transform=None)``. A dataset's ``transform`` gets the image as ``ToTensor()`` makes it; the
 dataset works with ``borch_webgpu.utils.data.DataLoader``."""
 
-from pyodide.ffi import to_js
-
 from .. import _bridge as b
 
 __all__ = ["CIFAR10", "CIFAR100", "Digits", "FashionMNIST", "MNIST"]
@@ -20,7 +18,7 @@ class VisionDataset(b.JsObject):
 
 def _reader(js_name, doc):
     def from_bytes(*files, train=True, transform=None, download=False):
-        args = [[to_js(bytes(x)) for x in f] if isinstance(f, (list, tuple)) else to_js(bytes(f)) for f in files]
+        args = [[b.bytes_in(x) for x in f] if isinstance(f, (list, tuple)) else b.bytes_in(f) for f in files]
         options = {"train": train, "download": download}
         if transform is not None:
             options["transform"] = transform

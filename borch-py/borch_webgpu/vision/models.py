@@ -6,4 +6,4 @@ from .. import _bridge as b
 
 
 def __getattr__(name):
-    return b.attribute(None, b.bt.vision.models, name, "module 'borch_webgpu.vision.models'")
+    return b.attribute(None, b.bt.vision.models, name, f"module '{__name__}'")

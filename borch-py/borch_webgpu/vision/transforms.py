@@ -4,8 +4,6 @@ the global generator as torchvision does, so after ``manual_seed`` a pipeline cr
 torchvision's). A transform is called on a tensor; ``ToTensor()`` / ``PILToTensor()`` take raw HWC
 uint8 bytes and their ``(height, width, channels)`` (there are no PIL images here)."""
 
-from pyodide.ffi import to_js
-
 from .. import _bridge as b
 
 __all__ = ["Compose", "PILToTensor", "ToTensor"]
@@ -16,7 +14,7 @@ class _Transform(b.JsObject):
 
     def __call__(self, img, hwc=None):
         if isinstance(img, (bytes, bytearray, memoryview)):
-            img = to_js(bytes(img))
+            img = b.bytes_in(img)
         return b.call(self._js.forward, (img,) if hwc is None else (img, list(hwc)), {})
 
 
@@ -41,7 +39,7 @@ def PILToTensor():
 
 def __getattr__(name):
     """``transforms.<Name>(*args, **kwargs)`` for every transform of borch-vision's catalog."""
-    forward = b.attribute(None, b.bt.vision.transforms, name, "module 'borch_webgpu.vision.transforms'")
+    forward = b.attribute(None, b.bt.vision.transforms, name, f"module '{__name__}'")
 
     def build(*args, **kwargs):
         return _made(forward(*args, **kwargs)._js)

@@ -20,6 +20,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let root = workspace_root();
     let allow = allow::load(&root.join("xtask/audit-allow.txt"))?;
     let mut findings = rust::audit_dir(&root, &root.join("borch-js/src"))?;
+    findings.extend(rust::audit_dir(&root, &root.join("borch-pyo3/src"))?);
     findings.extend(crate::js_api::audit_generated());
     findings.extend(crate::js_api::optim_classes::audit_generated());
     findings.extend(crate::js_api::vision::audit_generated());
@@ -44,7 +45,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         println!("COMPUTES {}: {}", f.place, f.what);
     }
     println!(
-        "audit: {} borch-js Rust functions and {python_checked} borch-py Python functions/bodies checked",
+        "audit: {} borch-js and borch-pyo3 Rust functions and {python_checked} borch-py Python functions/bodies checked",
         rust::checked_count()
     );
     println!(

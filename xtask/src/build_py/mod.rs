@@ -2,6 +2,7 @@
 //! `target/borch-py/borch_webgpu-<version>-py3-none-any.whl`, written here (zip, deflate,
 //! RECORD with sha256 hashes) so that neither pip nor a network is needed.
 
+pub mod native;
 mod wheel;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         Path::new("borch_webgpu"),
         &mut files,
     )?;
+    files.retain(|f| f.file_name().is_none_or(|n| n != native::NATIVE_ONLY));
     files.sort();
     let out_dir = target_dir(&root).join("borch-py");
     std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
@@ -41,7 +43,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     Ok(())
 }
 
-fn target_dir(root: &Path) -> PathBuf {
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"))
@@ -60,7 +62,7 @@ fn project_version(pyproject: &Path) -> Result<String, String> {
 }
 
 /// Every `.py` file under `base/rel`, as paths relative to `base`.
-fn collect(base: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+pub(crate) fn collect(base: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let dir = base.join(rel);
     let read = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for entry in read.flatten() {

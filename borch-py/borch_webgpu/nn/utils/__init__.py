@@ -9,4 +9,4 @@ from . import lora  # noqa: F401  (borch's nn.utils.lora)
 
 
 def __getattr__(name):
-    return b.attribute(None, b.bt.nn.utils, name, "module 'borch_webgpu.nn.utils'")
+    return b.attribute(None, b.bt.nn.utils, name, f"module '{__name__}'")

@@ -7,4 +7,4 @@ from ... import _bridge as b
 
 
 def __getattr__(name):
-    return b.attribute(None, b.bt.nn.utils.fusion, name, "module 'borch_webgpu.nn.utils.fusion'")
+    return b.attribute(None, b.bt.nn.utils.fusion, name, f"module '{__name__}'")

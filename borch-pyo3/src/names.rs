@@ -1,0 +1,97 @@
+//! borch-ts's names for the catalogs' torch names (`log_softmax` → `logSoftmax`), so that the
+//! native objects answer what the Python layer asks borch-ts's for. The same rule as
+//! `xtask/src/js_api/names.rs`, which generates borch-ts's names.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use borch_tensor::api::Entry;
+
+/// `log_softmax` → `logSoftmax`; `requires_grad_` → `requiresGrad_`; `__setitem__` → `setitem`.
+pub fn camel(name: &str) -> String {
+    if let Some(inner) = name.strip_prefix("__").and_then(|n| n.strip_suffix("__")) {
+        return camel(inner);
+    }
+    let (body, tail) = match name.strip_suffix('_') {
+        Some(b) => (b, "_"),
+        None => (name, ""),
+    };
+    let lead = body.len() - body.trim_start_matches('_').len();
+    let mut out = String::from(&body[..lead]);
+    let mut upper = false;
+    for c in body[lead..].chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out + tail
+}
+
+type Table = HashMap<String, &'static str>;
+
+fn table(entries: &'static [Entry], keep: fn(&Entry) -> bool) -> Table {
+    entries
+        .iter()
+        .filter(|e| keep(e))
+        .map(|e| (camel(e.name), e.name))
+        .collect()
+}
+
+/// The tensor method borch-ts calls `js` (`logSoftmax`), by its torch name.
+pub fn method(js: &str) -> Option<&'static str> {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| table(borch_tensor::api::entries(), Entry::is_method))
+        .get(js)
+        .copied()
+}
+
+/// torch's function namespaces beyond `torch` and `torch.nn.functional`, each a core catalog of
+/// `Entry`s, by borch-ts's path (borch-js's `function_namespaces`): the module named in errors and
+/// the entries.
+pub fn namespace(path: &str) -> Option<(&'static str, &'static [Entry])> {
+    Some(match path {
+        "nn.utils" => (borch_nn::utils::MODULE, borch_nn::utils::entries()),
+        "autograd" => (borch_autograd::api::MODULE, borch_autograd::api::entries()),
+        "nn.Transformer" => (
+            borch_nn::api::modules::statics::TRANSFORMER,
+            borch_nn::api::modules::statics::transformer(),
+        ),
+        _ => return None,
+    })
+}
+
+/// `(borch-ts name, torch name)` of the functions of a catalog: `torch` (borch_tensor::api),
+/// `nn.functional` (borch_nn::api) or a [`namespace`].
+pub fn functions(path: &str) -> Vec<(String, &'static str)> {
+    let entries: &'static [Entry] = match path {
+        "torch" => borch_tensor::api::entries(),
+        "nn.functional" => borch_nn::api::entries(),
+        other => namespace(other).map_or(&[], |(_, e)| e),
+    };
+    let mut out: Vec<_> = entries
+        .iter()
+        .filter(|e| path != "torch" || e.is_function())
+        .map(|e| (camel(e.name), e.name))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::camel;
+
+    #[test]
+    fn camel_case_as_borch_ts() {
+        assert_eq!(camel("log_softmax"), "logSoftmax");
+        assert_eq!(camel("requires_grad_"), "requiresGrad_");
+        assert_eq!(camel("__setitem__"), "setitem");
+        assert_eq!(camel("mT"), "mT");
+    }
+}
