@@ -15,28 +15,7 @@ use crate::errors::{JsResult, to_js, type_error};
 use crate::modules::{Node, node_of, state_dict_js, with_modules};
 use crate::nn::JsModule;
 
-/// One namespace: its path in the package (`nn.utils.fusion`), torch's module name for errors,
-/// and its catalog.
-pub struct ModuleFunctionNamespace {
-    pub path: &'static str,
-    pub module: &'static str,
-    pub functions: fn() -> &'static [ModuleFunction],
-}
-
-pub fn module_function_namespaces() -> [ModuleFunctionNamespace; 2] {
-    [
-        ModuleFunctionNamespace {
-            path: "nn.utils.fusion",
-            module: borch_nn::utils::fusion_catalog::MODULE,
-            functions: borch_nn::utils::fusion_catalog::functions,
-        },
-        ModuleFunctionNamespace {
-            path: "nn.utils.lora",
-            module: borch_nn::utils::lora_catalog::MODULE,
-            functions: borch_nn::utils::lora_catalog::functions,
-        },
-    ]
-}
+pub use core::{Namespace as ModuleFunctionNamespace, namespaces as module_function_namespaces};
 
 /// `<namespace>.name(...args)`: the function `name` of the namespace at `path`.
 #[wasm_bindgen(js_name = callWithModules)]
@@ -49,10 +28,7 @@ pub fn call_with_modules(
 }
 
 fn find(path: &str, name: &str) -> JsResult<&'static ModuleFunction> {
-    let Some(ns) = module_function_namespaces()
-        .into_iter()
-        .find(|ns| ns.path == path)
-    else {
+    let Some(ns) = core::namespace(path) else {
         return Err(type_error(format!("borch-ts has no namespace '{path}'")));
     };
     core::find((ns.functions)(), ns.module, name).map_err(to_js)

@@ -11,7 +11,8 @@ rest of the package is the same Python on both, and uses only this module's name
   reads and attribute forwarding, errors raised as torch's classes (``reraise``, ``KINDS``)
 - ``to_js_value``, ``from_js``, ``keywords``, ``JsObject``, ``JsException``, ``jsnull``,
   ``is_tensor``, ``class_name``: values across the bridge
-- ``proxy(fn)``, ``bytes_in(data)``, ``bytes_out(result)``: callbacks and byte buffers
+- ``proxy(fn)``, ``releasable(fn)``, ``bytes_in(data)``, ``bytes_out(result)``: callbacks
+  (``releasable``: one the core keeps and releases, a checkpoint's) and byte buffers
 - ``BACKEND`` (``"pyodide"`` or ``"native"``), ``cuda_notice()``
 
 Here also what is the same on both: names (snake_case -> camelCase), dtypes, ``Size``, the

@@ -17,7 +17,7 @@ BACKEND = "native"
 __all__ = [
     "BACKEND", "JsException", "JsObject", "attribute", "bt", "bytes_in", "bytes_out", "call",
     "class_name", "cuda_notice", "forwarder", "from_js", "is_tensor", "jsnull", "keywords",
-    "proxy", "reraise", "settle", "to_js_value",
+    "proxy", "releasable", "reraise", "settle", "to_js_value",
 ]
 
 # What a failed core call raises (the Pyodide side's JsException).
@@ -157,6 +157,12 @@ class JsObject:
 
 def proxy(fn):
     """A Python callable as the native side takes it: itself."""
+    return fn
+
+
+def releasable(fn):
+    """A Python callable the core may call later (a checkpoint's recompute): itself, held by the
+    core until it drops it."""
     return fn
 
 
@@ -368,12 +374,17 @@ bt = Namespace(
                 "utils": Namespace(
                     "nn.utils",
                     {"fusion": Namespace("nn.utils.fusion", lookup=module_functions(
-                        "nn.utils.fusion"))},
+                        "nn.utils.fusion")),
+                     "lora": Namespace("nn.utils.lora", lookup=module_functions(
+                         "nn.utils.lora"))},
                     lookup=functions(functools.partial(_native.call_in, "nn.utils"), "nn.utils")),
             },
             lookup=module_class(*map(set, _native.module_names())),
         ),
         "optim": optim_namespace(),
+        "utils": Namespace("utils", {
+            "checkpoint": Namespace("utils.checkpoint", {"checkpoint": _native.checkpoint}),
+        }),
         "data": Namespace("data", {
             "TensorDataset": NativeClass("TensorDataset", _native.new_tensor_dataset),
             "Subset": NativeClass("Subset", _native.new_subset),

@@ -17,7 +17,7 @@ BACKEND = "pyodide"
 __all__ = [
     "BACKEND", "JsException", "JsObject", "attribute", "bt", "bytes_in", "bytes_out", "call",
     "class_name", "cuda_notice", "forwarder", "from_js", "is_tensor", "jsnull", "keywords",
-    "proxy", "reraise", "settle", "to_js_value",
+    "proxy", "releasable", "reraise", "settle", "to_js_value",
 ]
 
 try:
@@ -229,6 +229,19 @@ class JsObject:
 def proxy(fn):
     """A Python callable as a JavaScript function (kept alive until destroyed)."""
     return create_proxy(fn)
+
+
+# A JavaScript function over a callable's proxy whose ``borchRelease`` destroys the proxy: the
+# core calls it when it drops the function (a checkpoint's, with its node).
+_RELEASABLE = run_js(
+    "(py) => Object.assign((...args) => py(...args), { borchRelease: () => py.destroy() })"
+)
+
+
+def releasable(fn):
+    """A Python callable as a function the core may call later (a checkpoint's recompute in the
+    backward), released when the core drops it."""
+    return _RELEASABLE(create_proxy(fn))
 
 
 def bytes_in(data):

@@ -9,6 +9,7 @@ mod convert;
 mod data;
 mod errors;
 mod functions;
+mod grad_checkpoint;
 mod module_calls;
 mod modules;
 mod names;
@@ -38,6 +39,7 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::enter_scope, m)?)?;
     m.add_class::<functions::PyCompiled>()?;
     m.add_function(wrap_pyfunction!(functions::compiled, m)?)?;
+    m.add_function(wrap_pyfunction!(grad_checkpoint::checkpoint, m)?)?;
     m.add_function(wrap_pyfunction!(functions::keep_alive, m)?)?;
     m.add_function(wrap_pyfunction!(functions::manual_seed, m)?)?;
     m.add_function(wrap_pyfunction!(functions::memory, m)?)?;

@@ -9,7 +9,7 @@ use pyo3::types::{PyDict, PyTuple};
 
 use crate::convert::{raw_arguments, to_py, type_name, value};
 use crate::errors::{err, guard, type_error};
-use crate::modules::{PyModule, state_dict_from, with_modules};
+use crate::modules::{PyModule, state_dict_from, state_dict_py, with_modules};
 use crate::optim::{PyOptimizer, PyScheduler};
 use crate::tensor::PyTensor;
 
@@ -26,12 +26,10 @@ pub fn call_with_modules(
     args: &Bound<'_, PyTuple>,
 ) -> PyResult<Py<PyAny>> {
     use borch_nn::api::module_functions::{self as core, Output};
-    let functions = match path {
-        "nn.utils.fusion" => borch_nn::utils::fusion_catalog::functions(),
-        _ => return Err(type_error(format!("borch has no namespace '{path}'"))),
+    let Some(ns) = core::namespace(path) else {
+        return Err(type_error(format!("borch has no namespace '{path}'")));
     };
-    let module = borch_nn::utils::fusion_catalog::MODULE;
-    let f = core::find(functions, module, name).map_err(err)?;
+    let f = core::find((ns.functions)(), ns.module, name).map_err(err)?;
     let (positional, keywords) = raw_arguments(args)?;
     let (modules, positional, keywords) =
         core::split_arguments(f, positional, keywords).map_err(err)?;
@@ -73,6 +71,7 @@ pub fn call_with_modules(
     match output.map_err(err)? {
         Output::Module(m) => PyModule::own(m).into_py_any(py),
         Output::Value(v) => to_py(py, v),
+        Output::StateDict(sd) => state_dict_py(py, sd),
     }
 }
 
@@ -80,13 +79,14 @@ pub fn call_with_modules(
 /// (`nn.utils.fusion`).
 #[pyfunction]
 pub fn module_function_names(path: &str) -> Vec<(String, &'static str)> {
-    match path {
-        "nn.utils.fusion" => borch_nn::utils::fusion_catalog::functions()
-            .iter()
-            .map(|f| (crate::names::camel(f.name), f.name))
-            .collect(),
-        _ => Vec::new(),
-    }
+    borch_nn::api::module_functions::namespace(path)
+        .map(|ns| {
+            (ns.functions)()
+                .iter()
+                .map(|f| (crate::names::camel(f.name), f.name))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// `torch.onnx.export`'s bytes: borch-onnx's export of `model`'s eval forward traced on `sample`

@@ -200,6 +200,15 @@ fn flag(name: &str, v: Option<&Bound<'_, PyAny>>, default: bool) -> PyResult<boo
 }
 
 /// A dict name → Tensor as a state dict.
+/// A state dict as torch's: a dict, dotted name → Tensor, in order.
+pub(crate) fn state_dict_py(py: Python<'_>, sd: StateDict) -> PyResult<Py<PyAny>> {
+    let out = PyDict::new(py);
+    for (k, t) in sd {
+        out.set_item(k, PyTensor(t))?;
+    }
+    out.into_py_any(py)
+}
+
 pub(crate) fn state_dict_from(obj: &Bound<'_, PyAny>) -> PyResult<StateDict> {
     let dict = obj.cast::<PyDict>().map_err(|_| {
         type_error(format!(
@@ -287,12 +296,7 @@ impl PyModule {
     /// torch's `state_dict()`: a dict, dotted name → Tensor, in torch's order.
     #[pyo3(name = "stateDict")]
     fn state_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let sd = self.with(|m| Ok(m.state_dict()))?;
-        let out = PyDict::new(py);
-        for (k, t) in sd {
-            out.set_item(k, PyTensor(t))?;
-        }
-        out.into_py_any(py)
+        state_dict_py(py, self.with(|m| Ok(m.state_dict()))?)
     }
 
     /// torch's `load_state_dict(state_dict, strict=True)`: `{missingKeys, unexpectedKeys}`.

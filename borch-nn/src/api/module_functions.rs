@@ -57,6 +57,38 @@ pub enum Output {
     StateDict(StateDict),
 }
 
+/// One namespace of module functions: its path in the bindings (`nn.utils.fusion`), torch's
+/// module name for errors, and its catalog.
+pub struct Namespace {
+    /// The path below the package (`nn.utils.fusion`).
+    pub path: &'static str,
+    /// torch's (or borch's) module name, for errors.
+    pub module: &'static str,
+    /// The catalog.
+    pub functions: fn() -> &'static [ModuleFunction],
+}
+
+/// Every namespace of module functions the bindings expose.
+pub fn namespaces() -> [Namespace; 2] {
+    [
+        Namespace {
+            path: "nn.utils.fusion",
+            module: crate::utils::fusion_catalog::MODULE,
+            functions: crate::utils::fusion_catalog::functions,
+        },
+        Namespace {
+            path: "nn.utils.lora",
+            module: crate::utils::lora_catalog::MODULE,
+            functions: crate::utils::lora_catalog::functions,
+        },
+    ]
+}
+
+/// The namespace at `path`.
+pub fn namespace(path: &str) -> Option<Namespace> {
+    namespaces().into_iter().find(|ns| ns.path == path)
+}
+
 fn unused(_: &Args) -> Result<Value> {
     Ok(Value::None)
 }

@@ -5,23 +5,13 @@ non-reentrant variant only: ``use_reentrant=True``, or leaving it out (torch the
 the reentrant one), is a NotImplementedError. An exception ``function`` raises, in the forward
 or in the backward's recompute, comes out of the call (``loss.backward()``) as raised."""
 
-from pyodide.code import run_js
-from pyodide.ffi import create_proxy
-
 from .. import _bridge as b
-
-# A JavaScript function over the proxy of the Python callable, which borch-ts calls again in the
-# backward (after checkpoint() has returned): its borchRelease destroys the proxy when the core
-# drops the function with its checkpoint node.
-_RELEASABLE = run_js(
-    "(py) => Object.assign((...args) => py(...args), { borchRelease: () => py.destroy() })"
-)
 
 
 def _function(function):
-    """``function`` as a JavaScript function of borch-ts tensors returning one."""
-    proxy = create_proxy(lambda *js_args: b.to_js_value(function(*[b.from_js(a) for a in js_args])))
-    return _RELEASABLE(proxy)
+    """``function`` as the core calls it: on borch-ts tensors (natively: the core's), returning
+    one; released with its checkpoint node."""
+    return b.releasable(lambda *args: b.to_js_value(function(*[b.from_js(a) for a in args])))
 
 
 def checkpoint(function, *args, **kwargs):
