@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""borch's native wheel (`import borch`) and torch timed from one Python script, on the same
+machine in the same run (issue 16's speed item). The same code runs on both modules:
+
+- train-mlp: an MLP 784→1024→1024→10 (ReLU), batch 256, cross-entropy, Adam (lr 1e-3), the loss
+  read back every step (`loss.item()`);
+- train-cnn: three 3×3 convolutions (3→32→64→64, ReLU, max-pool after the first two), a Linear
+  to 10, batch 64 of 32×32 images, SGD with momentum, the loss read back every step;
+- per-op: 1,000 chained `y = y.add(1)` on 1,024 floats, then one element read, per op — the
+  Python-side cost of a call; `--rust FILE` reads `cargo xtask bench dispatch`'s output of the
+  same run and prints the difference per op (the target: within 2 µs of the Rust call).
+
+torch runs eager fp32 with TF32 off, on CUDA when available. Each case: --warmup steps, then the
+median of --steps steps timed one by one with perf_counter (each ends in a read, so it is
+synchronous), first step reported separately. Prints one line per case and library, then the
+ratios (torch time / borch time: above 1 means borch is faster), then JSON lines.
+
+    python3 scripts/bench_python_native.py [--steps 30] [--rust dispatch.txt]
+"""
+import argparse
+import json
+import re
+import statistics
+import sys
+import time
+
+
+def timed(step, warmup, steps):
+    t0 = time.perf_counter()
+    step()
+    first = time.perf_counter() - t0
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3, first * 1e3
+
+
+def mlp_case(T, to):
+    nn = T.nn
+    T.manual_seed(0)
+    model = to(nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
+                             nn.Linear(1024, 10)))
+    opt = T.optim.Adam(model.parameters(), lr=1e-3)
+    x, y = to(T.randn(256, 784)), to(T.randint(0, 10, (256,)))
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step
+
+
+def cnn_case(T, to):
+    nn = T.nn
+    T.manual_seed(0)
+    model = to(nn.Sequential(
+        nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(64 * 8 * 8, 10)))
+    opt = T.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x, y = to(T.randn(64, 3, 32, 32)), to(T.randint(0, 10, (64,)))
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step
+
+
+def op_case(T, to, ops=1000):
+    y0 = to(T.ones(1024))
+
+    def step():
+        y = y0
+        for _ in range(ops):
+            y = y.add(1)
+        return y[0].item()
+
+    return step
+
+
+def rust_per_op_us(path):
+    """µs per op, wall, of `cargo xtask bench dispatch`'s eager chain (its JSON line)."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith("{"):
+                d = json.loads(line)
+                if d.get("bench") == "dispatch" and d.get("impl") == "borch":
+                    return float(d["eager"]["us_per_op"])
+    return None
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--steps", type=int, default=30)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--rust", help="output of `cargo xtask bench dispatch` from the same run")
+    p.add_argument("--cases", default="train-mlp,train-cnn,per-op")
+    args = p.parse_args()
+
+    import borch
+    import torch
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    cuda = torch.cuda.is_available()
+    dev = torch.device("cuda" if cuda else "cpu")
+    torch_label = (f"{torch.cuda.get_device_name(dev)} (CUDA, torch {torch.__version__}, eager "
+                   f"fp32, TF32 off)" if cuda else f"cpu (torch {torch.__version__})")
+    borch_label = f"{borch.adapter()} (borch-wgpu {borch.__version__}, Python {sys.version.split()[0]})"
+    cases = {"train-mlp": mlp_case, "train-cnn": cnn_case, "per-op": op_case}
+    rows = []
+    for name in args.cases.split(","):
+        make = cases[name]
+        b_ms, b_first = timed(make(borch, lambda t: t), args.warmup, args.steps)
+        t_ms, t_first = timed(make(torch, lambda t: t.to(dev)), args.warmup, args.steps)
+        scale, unit = (1e3 / 1000, "µs per op") if name == "per-op" else (1.0, "ms per step")
+        b, t = b_ms * scale, t_ms * scale
+        print(f"{name}: borch {b:.3f} {unit} (first {b_first:.0f} ms) [{borch_label}]")
+        print(f"{name}: torch {t:.3f} {unit} (first {t_first:.0f} ms) [{torch_label}]")
+        print(f"{name}: torch time / borch time {t / b:.2f}x")
+        rows.append({"bench": "python-native", "case": name, "unit": unit, "borch": b,
+                     "torch": t, "speed": t / b, "borch_first_ms": b_first,
+                     "torch_first_ms": t_first, "borch_adapter": borch_label,
+                     "torch_device": torch_label})
+        if name == "per-op" and args.rust:
+            r = rust_per_op_us(args.rust)
+            if r is None:
+                print(f"per-op: no per-op figure found in {args.rust}")
+            else:
+                print(f"per-op: the Rust call {r:.3f} µs per op (cargo xtask bench dispatch, same "
+                      f"run); Python adds {b - r:.3f} µs per op (target: at most 2)")
+                rows[-1]["rust_us_per_op"] = r
+    for r in rows:
+        print(json.dumps(r))
+
+
+if __name__ == "__main__":
+    main()
