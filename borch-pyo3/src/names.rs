@@ -1,36 +1,13 @@
 //! borch-ts's names for the catalogs' torch names (`log_softmax` → `logSoftmax`), so that the
-//! native objects answer what the Python layer asks borch-ts's for. The same rule as
-//! `xtask/src/js_api/names.rs`, which generates borch-ts's names.
+//! native objects answer what the Python layer asks borch-ts's for, by the rule xtask's generator
+//! uses for borch-ts (`borch_tensor::api::camel`).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use borch_tensor::api::Entry;
 
-/// `log_softmax` → `logSoftmax`; `requires_grad_` → `requiresGrad_`; `__setitem__` → `setitem`.
-pub fn camel(name: &str) -> String {
-    if let Some(inner) = name.strip_prefix("__").and_then(|n| n.strip_suffix("__")) {
-        return camel(inner);
-    }
-    let (body, tail) = match name.strip_suffix('_') {
-        Some(b) => (b, "_"),
-        None => (name, ""),
-    };
-    let lead = body.len() - body.trim_start_matches('_').len();
-    let mut out = String::from(&body[..lead]);
-    let mut upper = false;
-    for c in body[lead..].chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out + tail
-}
+pub use borch_tensor::api::camel;
 
 type Table = HashMap<String, &'static str>;
 

@@ -7,12 +7,14 @@ mod catalog;
 mod data;
 mod inplace;
 mod more;
+mod names;
 mod signature;
 mod value;
 mod windows;
 
 pub use args::{Args, bind};
 pub use catalog::{entries, find, find_in};
+pub use names::camel;
 pub use signature::{
     AsyncBody, Call, Default, Entry, Form, Kind, Param, Pending, Returns, parse_params,
 };

@@ -1,31 +1,6 @@
 //! torch's snake_case names in JavaScript's camelCase, and back.
 
-/// `log_softmax` → `logSoftmax`; a trailing underscore (in-place) stays: `fill_` → `fill_`.
-/// A Python dunder loses its underscores: `__setitem__` → `setitem` (`t.setitem(indices, v)`).
-pub fn camel(name: &str) -> String {
-    if let Some(inner) = name.strip_prefix("__").and_then(|n| n.strip_suffix("__")) {
-        return camel(inner);
-    }
-    let (body, tail) = match name.strip_suffix('_') {
-        Some(b) => (b, "_"),
-        None => (name, ""),
-    };
-    // A leading underscore (torch's private `_stacklevel`) stays.
-    let lead = body.len() - body.trim_start_matches('_').len();
-    let mut out = String::from(&body[..lead]);
-    let mut upper = false;
-    for c in body[lead..].chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out + tail
-}
+pub use borch_tensor::api::camel;
 
 /// JavaScript's reserved words that a catalog name could be (they cannot name a function).
 pub fn reserved(name: &str) -> bool {
