@@ -18,16 +18,7 @@ pub type JsResult<T> = Result<T, JsValue>;
 
 /// The `kind` property of the thrown error: the name of the exception torch raises.
 pub fn kind_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::Runtime => "RuntimeError",
-        ErrorKind::Index => "IndexError",
-        ErrorKind::Key => "KeyError",
-        ErrorKind::Type => "TypeError",
-        ErrorKind::Value => "ValueError",
-        ErrorKind::NotImplemented => "NotImplementedError",
-        ErrorKind::Released => "ReleasedError",
-        ErrorKind::Device => "DeviceError",
-    }
+    kind.name()
 }
 
 /// The JavaScript error to throw for a core error (the value a checkpointed function threw, when

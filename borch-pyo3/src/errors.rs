@@ -19,16 +19,7 @@ pyo3::create_exception!(
 
 /// The name of the exception torch raises for `kind` (borch-js's `kind_name`).
 pub fn kind_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::Runtime => "RuntimeError",
-        ErrorKind::Index => "IndexError",
-        ErrorKind::Key => "KeyError",
-        ErrorKind::Type => "TypeError",
-        ErrorKind::Value => "ValueError",
-        ErrorKind::NotImplemented => "NotImplementedError",
-        ErrorKind::Released => "ReleasedError",
-        ErrorKind::Device => "DeviceError",
-    }
+    kind.name()
 }
 
 thread_local! {

@@ -52,6 +52,23 @@ pub enum ErrorKind {
     Device,
 }
 
+impl ErrorKind {
+    /// The name of the exception torch raises (`"RuntimeError"`, …; borch's own `ReleasedError`
+    /// and `DeviceError`): what the bindings raise or name in a thrown error's `kind`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Runtime => "RuntimeError",
+            ErrorKind::Index => "IndexError",
+            ErrorKind::Key => "KeyError",
+            ErrorKind::Type => "TypeError",
+            ErrorKind::Value => "ValueError",
+            ErrorKind::NotImplemented => "NotImplementedError",
+            ErrorKind::Released => "ReleasedError",
+            ErrorKind::Device => "DeviceError",
+        }
+    }
+}
+
 impl BorchError {
     /// The exception class of this error.
     pub fn kind(&self) -> ErrorKind {
