@@ -103,6 +103,26 @@ impl Batch {
         self.pass.as_mut().expect("pass just opened")
     }
 
+    /// Open a new compute pass that writes timestamps 0 and 1 of `set` at its start and end
+    /// (with no set, leave the open pass): for profiling, one dispatch a pass.
+    pub fn timed_pass(&mut self, device: &wgpu::Device, set: Option<&wgpu::QuerySet>) {
+        let Some(set) = set else {
+            return;
+        };
+        let encoder = self.encoder(device);
+        let pass = encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("borch profiled dispatch"),
+                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                    query_set: set,
+                    beginning_of_pass_write_index: Some(0),
+                    end_of_pass_write_index: Some(1),
+                }),
+            })
+            .forget_lifetime();
+        self.pass = Some(pass);
+    }
+
     pub fn end_pass(&mut self) {
         self.pass = None;
         self.pass_pipeline = None;

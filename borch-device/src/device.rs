@@ -67,6 +67,12 @@ impl Device {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("borch"),
                 required_limits: limits.clone(),
+                // For `set_profiling`'s per-dispatch GPU times; nothing else writes timestamps.
+                required_features: if cfg!(target_arch = "wasm32") {
+                    wgpu::Features::empty()
+                } else {
+                    adapter.features() & wgpu::Features::TIMESTAMP_QUERY
+                },
                 ..Default::default()
             })
             .await
@@ -344,6 +350,10 @@ impl Device {
             }
         };
         Counters::add(&self.inner.counters.bind_groups_created, created);
+        if self.inner.profiler.is_on() {
+            let stamps = lock(&self.inner.profiler.timestamps);
+            batch.timed_pass(device, stamps.as_ref().map(|t| &t.set));
+        }
         let same_pipeline = batch
             .pass_pipeline
             .as_ref()

@@ -5,7 +5,9 @@
 //! no column buffer is allocated. One #[test] runs the checks in sequence: the kernel overrides
 //! and the device counters are process-wide.
 
-use borch_tensor::ops::conv_gemm::{ConvPath, set_conv_baked, set_conv_kernel, set_conv_path};
+use borch_tensor::ops::conv_gemm::{
+    ConvPath, set_conv_baked, set_conv_kernel, set_conv_path, set_conv_sliced,
+};
 use borch_tensor::ops::matmul::MatmulTile;
 use borch_tensor::{
     Op, Padding, Tensor, conv1d, conv2d, conv2d_fused, default_device, linear_relu,
@@ -272,6 +274,30 @@ fn shapes_match_the_reference() {
         }
     }
     set_conv_baked(None);
+    // K cut into slices summed inside one workgroup (borch's pick for small forward grids on
+    // GPUs): every pass, odd slice counts, double buffering, the 16 x 16 tile's 16 copies.
+    set_conv_sliced(Some(true));
+    let sliced = [
+        (MatmulTile::new(4, 4, 4, 4, 4), 3, "sliced 3"),
+        (
+            MatmulTile::new(8, 8, 4, 4, 8).double_buffered(),
+            2,
+            "double-buffered, sliced 2",
+        ),
+        (
+            MatmulTile::new(4, 4, 4, 4, 8),
+            16,
+            "16x16 blocks, sliced 16",
+        ),
+        (MatmulTile::new(8, 8, 4, 4, 4), 5, "8x8x4x4x4, sliced 5"),
+    ];
+    for (tile, slices, label) in sliced {
+        set_conv_kernel(Some(tile), Some(slices));
+        for cs in &cases {
+            check_case(cs, label);
+        }
+    }
+    set_conv_sliced(None);
     set_conv_kernel(None, None);
 }
 

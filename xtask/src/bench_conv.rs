@@ -9,7 +9,8 @@
 //! (input gradient) or only the weight (weight gradient) requiring grad.
 //!
 //! Kernel choice: `BORCH_CONV_TILE=TXxTYxRxCxK` and `BORCH_CONV_SPLITS=S` (1: never split),
-//! `BORCH_CONV_BAKED=0|1` (geometry as params or as shader constants)
+//! `BORCH_CONV_BAKED=0|1` (geometry as params or as shader constants), `BORCH_CONV_SLICED=0|1`
+//! (a small grid's K split in two dispatches or in one)
 //! override borch's pick for the whole run; `--tile A,B,...` also times the implicit path with
 //! each of these tiles (the `sweep` of each JSON line).
 //!
@@ -22,7 +23,7 @@ use std::time::Instant;
 
 use borch_device::{Device, default_device};
 use borch_tensor::ops::conv_gemm::{
-    ConvPath, conv_plan, set_conv_baked, set_conv_kernel, set_conv_path,
+    ConvPath, conv_plan, set_conv_baked, set_conv_kernel, set_conv_path, set_conv_sliced,
 };
 use borch_tensor::ops::matmul::MatmulTile;
 use borch_tensor::{Padding, Tensor, Window2d, conv2d};
@@ -349,6 +350,20 @@ fn max_rel_diff(x: &[f32], y: &[f32]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// `BORCH_CONV_BAKED=0|1` (geometry read from the params or baked into the shaders) and
+/// `BORCH_CONV_SLICED=0|1` (a small grid's K split in two dispatches or in one), for every bench
+/// that runs convolutions.
+pub fn apply_conv_env() {
+    if let Ok(v) = std::env::var("BORCH_CONV_BAKED") {
+        set_conv_baked(Some(v != "0"));
+        eprintln!("geometry baked into the conv shaders: {}", v != "0");
+    }
+    if let Ok(v) = std::env::var("BORCH_CONV_SLICED") {
+        set_conv_sliced(Some(v != "0"));
+        eprintln!("small grids' K split inside one dispatch: {}", v != "0");
+    }
+}
+
 pub fn run(args: &[&str]) -> Result<(), String> {
     let device = default_device().map_err(err)?;
     let info = device.adapter_info().clone();
@@ -366,11 +381,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
                 .map_err(|_| format!("bad BORCH_CONV_SPLITS {s}"))
         })
         .transpose()?;
-    // BORCH_CONV_BAKED=0|1: geometry read from the params or baked into the shaders.
-    if let Ok(v) = std::env::var("BORCH_CONV_BAKED") {
-        set_conv_baked(Some(v != "0"));
-        eprintln!("geometry baked into the conv shaders: {}", v != "0");
-    }
+    apply_conv_env();
     let mut failed = false;
     for &batch in &o.batches {
         for conv in &RESNET18 {
@@ -454,7 +465,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
                         "im2col_dispatches": im2col.as_ref().map(|t| t.dispatches),
                         "im2col_peak_bytes": im2col.as_ref().map(|t| t.peak_bytes),
                         "speedup_vs_im2col": old.map(|g| gflops / g),
-                        "tile": plan.0.to_string(), "splits": plan.1,
+                        "tile": plan.0.to_string(), "splits": plan.1, "slices": plan.2,
                         "max_rel_diff": diff,
                         "sweep": sweep,
                     })

@@ -318,6 +318,7 @@ pub fn run(args: &[&str]) -> std::result::Result<(), String> {
     if let Some(path) = &o.export {
         return export_weights(path, o.width).map_err(|e| e.to_string());
     }
+    crate::bench_conv::apply_conv_env();
     bench(&o).map_err(|e| e.to_string())
 }
 

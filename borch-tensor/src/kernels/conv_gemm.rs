@@ -2,7 +2,10 @@
 //! of a 2-D convolution (1-D ones as planes of height 1) as implicit GEMMs over the NCHW
 //! tensors (the WGSL is in `conv_gemm_wgsl.rs`). One dispatch per product, or two with
 //! split-K (partial sums into a scratch buffer of `S x` the output, then one reduction) where
-//! the output grid is too small to fill the GPU.
+//! the output grid is too small to fill the GPU. On request (`set_conv_sliced`) such a grid
+//! runs instead as one dispatch of small tiles whose workgroups hold several copies of the
+//! tile, each over part of K (the slices), summed in workgroup memory: fewer dispatches, but
+//! slower on the GPUs measured (see `plan`).
 
 use std::sync::Mutex;
 
@@ -59,12 +62,16 @@ pub(crate) struct Overrides {
     pub splits: Option<usize>,
     /// Bake the geometry into the shader (`None`: on GPUs, not on software adapters).
     pub baked: Option<bool>,
+    /// Where the plan splits K: slices in one dispatch (`true`), or split-K's two dispatches
+    /// (`false`, and borch's pick `None`).
+    pub sliced: Option<bool>,
 }
 
 pub(crate) static OVERRIDES: Mutex<Overrides> = Mutex::new(Overrides {
     tile: None,
     splits: None,
     baked: None,
+    sliced: None,
 });
 
 /// The geometry words (`GEOMETRY`'s order) when this pass's kernel bakes them in: the forward
@@ -85,7 +92,7 @@ fn overrides() -> Overrides {
 
 /// The tile borch picks for a conv GEMM of `m x n` outputs per group, `k` deep (a starting
 /// point: `cargo xtask bench conv --tile ...` measures others).
-pub(crate) fn default_tile(software: bool, m: usize, n: usize, k: usize) -> MatmulTile {
+pub(crate) fn default_tile(software: bool, pass: Pass, m: usize, n: usize, k: usize) -> MatmulTile {
     if software {
         // lavapipe (as for the matmul): outputs per load decide the speed, so big products get
         // 8 x 8 outputs per thread, small ones 4 x 4 (well under a second to compile). 16 x 16
@@ -105,6 +112,17 @@ pub(crate) fn default_tile(software: bool, m: usize, n: usize, k: usize) -> Matm
         MatmulTile::new(4, 32, 4, 4, 16)
     } else if n <= 32 {
         MatmulTile::new(8, 16, 4, 4, 16)
+    } else if pass == Pass::GradWeight && m >= 128 {
+        // H200, 2026-12-03 (`bench conv --batches 64 --tile ...`): 128 x 128 blocks ran the
+        // weight gradients of ResNet-18's layers 2-4 at 1.0-2x the 64 x 64 tile's rate.
+        MatmulTile::new(16, 16, 8, 8, 8)
+    } else if pass == Pass::GradWeight && m >= 32 {
+        // 64 x 128 blocks: 2.5x the 64 x 64 tile on the 64-channel layer's weight gradient.
+        MatmulTile::new(16, 16, 4, 8, 16).double_buffered()
+    } else if pass == Pass::GradInput && m >= 128 && k >= 2048 {
+        // 128 threads with 16 x 8 outputs each (the matmul's big tile): 4x the 64 x 64 tile
+        // on the 4 x 4 x 512 layer's input gradient.
+        MatmulTile::new(16, 8, 16, 8, 8)
     } else if m >= 128 && k >= 256 && m.div_ceil(128) * n.div_ceil(128) >= 128 {
         MatmulTile::new(16, 16, 8, 8, 8)
     } else {
@@ -141,27 +159,110 @@ fn split_target(pass: Pass) -> usize {
     }
 }
 
-/// The tile and split count `pass` runs with on `device`.
-pub(crate) fn plan(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<(MatmulTile, usize)> {
+/// How a pass's GEMM is cut: its tile, the K splits across workgroups (`splits > 1`: a second
+/// dispatch adds them) and the copies of the tile in one workgroup (`slices > 1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub tile: MatmulTile,
+    pub splits: usize,
+    pub slices: u32,
+}
+
+fn tiles_of(tile: MatmulTile, m: usize, n: usize, groups: usize) -> usize {
+    m.div_ceil((tile.threads_y * tile.rows) as usize)
+        * n.div_ceil((tile.threads_x * tile.cols) as usize)
+        * groups
+}
+
+/// The plan `pass` runs with on `device`.
+pub(crate) fn plan(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<Plan> {
     let software = device.adapter_info().is_software;
     let [m, n, k] = geom.gemm(pass);
     let o = overrides();
-    let tile = o.tile.unwrap_or_else(|| default_tile(software, m, n, k));
+    let tile = o
+        .tile
+        .unwrap_or_else(|| default_tile(software, pass, m, n, k));
     tile.check(device.limits())?;
-    let tiles = m.div_ceil((tile.threads_y * tile.rows) as usize)
-        * n.div_ceil((tile.threads_x * tile.cols) as usize)
-        * geom.groups;
+    let tiles = tiles_of(tile, m, n, geom.groups);
     let splits = o
         .splits
         .unwrap_or_else(|| default_splits(software, tiles, k, tile.bk as usize, split_target(pass)))
         .clamp(1, k.max(1));
-    Ok((tile, splits))
+    // Off unless asked for: on an H200 (2026-12-03) split-K's two dispatches ran ResNet-18's
+    // small-grid forwards 1.2-7x faster than the slices, and its fused eval forward at batch 1
+    // in 0.84 ms (41 dispatches) against the slices' 1.01 ms (23).
+    let sliced = o.sliced.unwrap_or(false);
+    if sliced && splits > 1 {
+        return sliced_plan(device, [m, n, k, geom.groups], o);
+    }
+    Ok(Plan {
+        tile,
+        splits,
+        slices: 1,
+    })
+}
+
+/// Workgroup memory a sliced kernel needs: `slices` copies of the staged tiles and the sums of
+/// copies 1.. (bytes).
+fn sliced_bytes(tile: MatmulTile, slices: u32) -> u32 {
+    let (bm, bn) = (tile.threads_y * tile.rows, tile.threads_x * tile.cols);
+    let copies = if tile.double_buffer { 2 } else { 1 };
+    4 * (slices * copies * (bm + bn) * tile.bk + (slices - 1) * bm * bn)
+}
+
+/// A small grid's one-dispatch plan: the largest of 64 x 64, 32 x 32 and 16 x 16 output blocks
+/// that still gives about a workgroup per SM of an H200 (96 of 132), and as many copies of it
+/// per workgroup (up to 256 threads) as K has steps for, four steps of BK each at least. The
+/// overrides' tile and split count, when set, are the tile and the number of copies.
+fn sliced_plan(device: &Device, [m, n, k, groups]: [usize; 4], o: Overrides) -> Result<Plan> {
+    let limits = device.limits();
+    let candidates = [
+        MatmulTile::new(16, 16, 4, 4, 16).double_buffered(),
+        MatmulTile::new(8, 8, 4, 4, 8),
+        MatmulTile::new(4, 4, 4, 4, 8),
+    ];
+    let tile = o.tile.unwrap_or_else(|| {
+        candidates
+            .into_iter()
+            .find(|&t| tiles_of(t, m, n, groups) >= 96)
+            .unwrap_or(candidates[2])
+    });
+    tile.check(limits)?;
+    let threads = tile.threads_x * tile.threads_y;
+    let fits = |slices: u32| {
+        slices * threads <= limits.max_compute_invocations_per_workgroup
+            && slices <= limits.max_compute_workgroup_size_z
+            && sliced_bytes(tile, slices) <= limits.max_compute_workgroup_storage_size
+    };
+    let slices = match o.splits {
+        Some(s) => u32::try_from(s).unwrap_or(u32::MAX),
+        None => {
+            let mut slices = 1u32;
+            while slices * 2 * threads <= 256
+                && (k as u64) >= u64::from(slices * 2 * tile.bk * 4)
+                && fits(slices * 2)
+            {
+                slices *= 2;
+            }
+            slices
+        }
+    };
+    if !fits(slices) {
+        return crate::error::not_impl(format!(
+            "a conv tile {tile} with {slices} slices does not fit this adapter's workgroups"
+        ));
+    }
+    Ok(Plan {
+        tile,
+        splits: 1,
+        slices,
+    })
 }
 
 /// Whether `pass`'s grid fits the device's dispatch limits (x: columns, y: rows, z: groups x
 /// splits).
 pub(crate) fn fits(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<bool> {
-    let (tile, splits) = plan(device, geom, pass)?;
+    let Plan { tile, splits, .. } = plan(device, geom, pass)?;
     let [m, n, _] = geom.gemm(pass);
     let max = device.limits().max_compute_workgroups_per_dimension as usize;
     // The tap table packs each tap's offsets in 16 bits.
@@ -180,7 +281,7 @@ pub(crate) fn max_batch(device: &Device, geom: &ConvGeom) -> Result<usize> {
     let one = ConvGeom { batch: 1, ..*geom };
     let mut rows = usize::MAX;
     for pass in [Pass::Forward, Pass::GradInput] {
-        let (tile, _) = plan(device, &one, pass)?;
+        let tile = plan(device, &one, pass)?.tile;
         let per_sample = one.gemm(pass)[1].max(1);
         rows = rows.min(max * (tile.threads_x * tile.cols) as usize / per_sample);
     }
@@ -208,7 +309,11 @@ pub(crate) fn run(
     if out.numel() == 0 {
         return Ok(out);
     }
-    let (tile, splits) = plan(&device, geom, pass)?;
+    let Plan {
+        tile,
+        splits,
+        slices,
+    } = plan(&device, geom, pass)?;
     let [m, n, k] = geom.gemm(pass);
     let bk = tile.bk as usize;
     let kc = k.div_ceil(splits).div_ceil(bk) * bk;
@@ -276,6 +381,7 @@ pub(crate) fn run(
         pass,
         tile,
         split,
+        slices,
         epilogue,
         unit_stride: w.stride == [1, 1],
         baked: baked(&device, pass, &params),
@@ -347,6 +453,12 @@ pub(crate) fn sources() -> Vec<(String, String)> {
                     pass,
                     tile,
                     split,
+                    // Slices for small unsplit tiles (split-K and slices never run together).
+                    slices: if !split && tile.threads_x * tile.threads_y <= 64 {
+                        4
+                    } else {
+                        1
+                    },
                     epilogue,
                     unit_stride: split,
                     baked: split.then_some([3, 9, 8, 4, 5, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1]),

@@ -18,6 +18,10 @@
 //! Workgroup z is `group * S + split`: with split-K (`S > 1`) each split sums its slice of K
 //! into a scratch buffer `[G, S, M, N]` and `reduce_source`'s kernel adds the slices and applies
 //! the epilogue; otherwise the epilogue (bias, residual, ReLU) runs in the GEMM's stores.
+//! With `L > 1` slices the workgroup is `L` copies of the tile's threads (local z), copy `l`
+//! taking every `L`-th step of BK from the `l`-th on; before the stores the copies add their
+//! accumulators through workgroup memory, so a small grid gets split-K's parallelism in one
+//! dispatch.
 //!
 //! Bounds: every global read is guarded (row < M or N, k within the split's slice, the gathered
 //! position inside the plane), every store by m < M and n < N, and workgroup-memory indices are
@@ -238,6 +242,8 @@ pub(crate) struct Spec {
     pub tile: MatmulTile,
     /// Partial sums into the scratch buffer (split-K) instead of the epilogue's stores.
     pub split: bool,
+    /// Copies of the tile's threads in one workgroup, each over every `slices`-th step of K.
+    pub slices: u32,
     pub epilogue: Epilogue,
     /// Stride 1 in both dims (the input gradient's gather skips its divisions).
     pub unit_stride: bool,
@@ -249,10 +255,11 @@ impl Spec {
     pub fn key(&self) -> String {
         let e = self.epilogue;
         format!(
-            "conv_gemm|{:?}|{}|{}|{}{}{}|{}{}",
+            "conv_gemm|{:?}|{}|{}|{}|{}{}{}|{}{}",
             self.pass,
             self.tile,
             self.split,
+            self.slices,
             e.bias as u8,
             e.residual as u8,
             e.relu as u8,
@@ -289,6 +296,9 @@ impl Spec {
         let (bm, bn) = (t.threads_y * t.rows, t.threads_x * t.cols);
         let (rg, cg) = (t.rows / 4, t.cols / 4);
         let copies = if t.double_buffer { 2 } else { 1 };
+        let slices = self.slices.max(1);
+        // One copy of the tile's staged A and B, in vec4s.
+        let (a_size, b_size) = (bk * bm / 4, bk * bn / 4);
         let mut s = String::from(
             "@group(0) @binding(0) var<storage, read> p: array<u32>;\n\
              @group(0) @binding(1) var<storage, read_write> out: array<f32>;\n\
@@ -301,15 +311,23 @@ impl Spec {
         let _ = writeln!(
             s,
             "var<workgroup> As: array<vec4<f32>, {}>;\nvar<workgroup> Bs: array<vec4<f32>, {}>;",
-            bk * bm / 4 * copies,
-            bk * bn / 4 * copies
+            a_size * copies * slices,
+            b_size * copies * slices
         );
+        if slices > 1 {
+            let _ = writeln!(
+                s,
+                "var<workgroup> Sums: array<vec4<f32>, {}>;",
+                (slices - 1) * bm * bn / 4
+            );
+        }
         let _ = writeln!(
             s,
-            "@compute @workgroup_size({}, {}, 1)\n\
+            "@compute @workgroup_size({}, {}, {slices})\n\
              fn main(@builtin(workgroup_id) wid: vec3<u32>, \
              @builtin(local_invocation_id) lid: vec3<u32>, \
-             @builtin(local_invocation_index) tid: u32) {{",
+             @builtin(local_invocation_index) lidx: u32) {{\n\
+             \x20   let tid = lidx % {threads}u; let sl = lid.z;",
             t.threads_x, t.threads_y
         );
         s.push_str(&lets(self.baked.as_ref()));
@@ -374,19 +392,27 @@ impl Spec {
             f.push_str("        }\n");
             f
         };
-        s.push_str(&fetch("kbeg"));
-        let _ = writeln!(s, "    for (var k0 = kbeg; k0 < kend; k0 = k0 + {bk}u) {{");
+        // Copy `sl`'s steps start at `kbeg + sl * BK` and advance by `slices * BK`; every copy
+        // runs the same iterations (the barriers stay uniform), the reads past `kend` giving 0.
+        let stride = slices * bk;
+        s.push_str(&fetch(&format!("kbeg + sl * {bk}u")));
+        let _ = writeln!(
+            s,
+            "    for (var k0 = kbeg; k0 < kend; k0 = k0 + {stride}u) {{"
+        );
         // Double-buffered, steps alternate between two copies of the tiles, so the barrier
         // after the math is not needed.
         if t.double_buffer {
             let _ = writeln!(
                 s,
-                "        let cp = ((k0 - kbeg) / {bk}u) & 1u; let abuf = cp * {}u; let bbuf = cp * {}u;",
-                bk * bm / 4,
-                bk * bn / 4
+                "        let cp = sl * 2u + (((k0 - kbeg) / {stride}u) & 1u); \
+                 let abuf = cp * {a_size}u; let bbuf = cp * {b_size}u;",
             );
         } else {
-            s.push_str("        let abuf = 0u; let bbuf = 0u;\n");
+            let _ = writeln!(
+                s,
+                "        let abuf = sl * {a_size}u; let bbuf = sl * {b_size}u;"
+            );
         }
         for (side, base) in sides.iter().zip(["abuf", "bbuf"]) {
             let units = side.bp * bk;
@@ -400,7 +426,7 @@ impl Spec {
             }
         }
         s.push_str("        workgroupBarrier();\n");
-        s.push_str(&fetch(&format!("k0 + {bk}u")));
+        s.push_str(&fetch(&format!("k0 + {stride}u + sl * {bk}u")));
         let _ = writeln!(s, "        for (var kk = 0u; kk < {bk}u; kk = kk + 1u) {{");
         for gr in 0..rg {
             let _ = writeln!(
@@ -434,12 +460,15 @@ impl Spec {
             s.push_str("        workgroupBarrier();\n");
         }
         s.push_str("    }\n");
+        if slices > 1 {
+            s.push_str(&slice_sums(t, slices));
+        }
         for gr in 0..rg {
             for c in 0..4 {
                 let r = gr * 4 + c;
                 let _ = writeln!(
                     s,
-                    "    {{\n    let m = m0 + (ty + {}u) * 4u + {c}u;\n    if (m < M) {{",
+                    "    {{\n    let m = m0 + (ty + {}u) * 4u + {c}u;\n    if (m < M && sl == 0u) {{",
                     gr * t.threads_y
                 );
                 for j in 0..cg {
@@ -466,6 +495,35 @@ impl Spec {
         s.push_str("}\n");
         s
     }
+}
+
+/// Copies 1.. of the tile's threads leave their accumulators in `Sums`; copy 0 adds them (in
+/// the copies' order, so the result does not depend on timing) before its stores.
+fn slice_sums(t: MatmulTile, slices: u32) -> String {
+    let per = t.rows * t.cols / 4;
+    let threads = t.threads_x * t.threads_y;
+    let accs: Vec<String> = (0..t.rows)
+        .flat_map(|r| (0..t.cols / 4).map(move |j| format!("acc{r}_{j}")))
+        .collect();
+    let mut s = String::from("    workgroupBarrier();\n    if (sl > 0u) {\n");
+    let _ = writeln!(
+        s,
+        "        let at = ((sl - 1u) * {threads}u + tid) * {per}u;"
+    );
+    for (i, acc) in accs.iter().enumerate() {
+        let _ = writeln!(s, "        Sums[at + {i}u] = {acc};");
+    }
+    s.push_str("    }\n    workgroupBarrier();\n    if (sl == 0u) {\n");
+    let _ = writeln!(
+        s,
+        "        for (var c = 1u; c < {slices}u; c = c + 1u) {{\n\
+         \x20           let at = ((c - 1u) * {threads}u + tid) * {per}u;"
+    );
+    for (i, acc) in accs.iter().enumerate() {
+        let _ = writeln!(s, "            {acc} = {acc} + Sums[at + {i}u];");
+    }
+    s.push_str("        }\n    }\n");
+    s
 }
 
 /// The split-K reduction: one thread per output element `(g, m, col)` adds the `S` partial

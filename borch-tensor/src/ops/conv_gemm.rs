@@ -43,6 +43,13 @@ pub fn set_conv_kernel(tile: Option<MatmulTile>, splits: Option<usize>) {
     o.splits = splits;
 }
 
+/// Split a small grid's K in one dispatch (`Some(true)`), in two (`Some(false)`: partial
+/// sums, then a reduction) or as borch picks (`None`), for tests and benchmarks.
+#[doc(hidden)]
+pub fn set_conv_sliced(sliced: Option<bool>) {
+    OVERRIDES.lock().unwrap_or_else(|p| p.into_inner()).sliced = sliced;
+}
+
 /// Bake the convolution's geometry into its kernels as constants (`None`: borch's pick, on
 /// GPUs only), for tests and benchmarks.
 #[doc(hidden)]
@@ -50,15 +57,15 @@ pub fn set_conv_baked(baked: Option<bool>) {
     OVERRIDES.lock().unwrap_or_else(|p| p.into_inner()).baked = baked;
 }
 
-/// The tile and split count borch runs `pass` (`"forward"`, `"input_grad"`, `"weight_grad"`)
-/// of a convolution with (for reports).
+/// The tile, split count and slices borch runs `pass` (`"forward"`, `"input_grad"`,
+/// `"weight_grad"`) of a convolution with (for reports).
 #[doc(hidden)]
 pub fn conv_plan(
     device: &crate::Device,
     [batch, c_in, c_out, groups]: [usize; 4],
     window: &Window2d,
     pass: &str,
-) -> Result<(MatmulTile, usize)> {
+) -> Result<(MatmulTile, usize, u32)> {
     let pass = match pass {
         "forward" => Pass::Forward,
         "input_grad" => Pass::GradInput,
@@ -71,7 +78,8 @@ pub fn conv_plan(
         groups,
         window: *window,
     };
-    conv_gemm::plan(device, &geom, pass)
+    let plan = conv_gemm::plan(device, &geom, pass)?;
+    Ok((plan.tile, plan.splits, plan.slices))
 }
 
 /// Whether this convolution runs as an implicit GEMM.

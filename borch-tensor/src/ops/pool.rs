@@ -566,7 +566,7 @@ fn bins(size: usize, out: usize) -> Result<Tensor> {
 
 /// torch's `adaptive_avg_pool2d(input, output_size)`: `output_size` `[h, w]` (`None` keeps that
 /// input size), over the last two dims of a 3-D or 4-D input; each output averages torch's bin
-/// of the input, computed as `bins_h @ x @ bins_w^T`.
+/// of the input, computed as `bins_h @ x @ bins_w^T` (a mean over the plane for a 1 x 1 output).
 pub fn adaptive_avg_pool2d(input: &Tensor, output_size: &[Option<usize>]) -> Result<Tensor> {
     let r = input.dim();
     if r != 3 && r != 4 {
@@ -592,7 +592,13 @@ pub fn adaptive_avg_pool2d(input: &Tensor, output_size: &[Option<usize>]) -> Res
         ));
     }
     let span = crate::op_trace::Span::begin();
-    let out = (|| bins(h, oh)?.matmul(input)?.matmul(&bins(w, ow)?.t()?))();
+    // A global pool (one bin per dim, a classifier's head) is one mean over the plane; other
+    // sizes are the two averaging products.
+    let out = if (oh, ow) == (1, 1) {
+        input.mean(Some(&[-2, -1]), true)
+    } else {
+        (|| bins(h, oh)?.matmul(input)?.matmul(&bins(w, ow)?.t()?))()
+    };
     let attrs = vec![("output_size", crate::op_trace::ints(&[oh, ow]))];
     span.finish("adaptive_avg_pool", &[Some(input)], attrs, out)
 }

@@ -1,0 +1,82 @@
+//! Kernel profiling: every dispatch while it is on is timed on its own, counted under its key
+//! and grid, and (where the adapter has timestamp queries, as lavapipe and the H200's Vulkan
+//! driver do) given the GPU time of its own pass; the results of profiled dispatches equal the
+//! unprofiled ones.
+
+use borch_device::{Binding, Device, Kernel, PooledBuffer, default_device};
+
+const SCALE: &str = r#"
+@group(0) @binding(0) var<storage, read> p: array<u32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read> x: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= p[0]) { return; }
+    out[i] = x[i] * bitcast<f32>(p[1]);
+}
+"#;
+
+const N: usize = 256;
+
+fn scale(device: &Device, x: &PooledBuffer, k: f32) -> PooledBuffer {
+    let out = device.alloc((N * 4) as u64).unwrap();
+    let source = || SCALE.to_string();
+    let kernel = Kernel {
+        key: "test|profile-scale",
+        source: &source,
+        bounds_checked: true,
+    };
+    let bindings = [out.buffer(), x.buffer()].map(|buffer| Binding { buffer });
+    let groups = (N as u32).div_ceil(64);
+    device
+        .dispatch(&kernel, &bindings, &[N as u32, k.to_bits()], [groups, 1, 1])
+        .unwrap();
+    out
+}
+
+fn read(device: &Device, b: &PooledBuffer) -> Vec<f32> {
+    let bytes = pollster::block_on(device.read(b.buffer(), 0, (N * 4) as u64)).unwrap();
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn profiled_dispatches_are_timed_and_unchanged() {
+    let device = default_device().unwrap();
+    let data: Vec<u8> = (0..N).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let x = device.upload(&data).unwrap();
+    let plain = read(&device, &scale(&device, &scale(&device, &x, 2.0), 3.0));
+
+    device.set_profiling(true).unwrap();
+    let profiled = scale(&device, &scale(&device, &x, 2.0), 3.0);
+    device.set_profiling(false).unwrap();
+    assert_eq!(read(&device, &profiled), plain);
+    assert_eq!(plain[5], 30.0);
+
+    let times = device.take_profile();
+    assert_eq!(times.len(), 1, "{times:?}");
+    assert_eq!(times[0].key, "test|profile-scale grid 4x1x1");
+    assert_eq!(times[0].count, 2);
+    let timestamps = device
+        .wgpu_device()
+        .features()
+        .contains(borch_device::wgpu::Features::TIMESTAMP_QUERY);
+    match times[0].gpu {
+        Some(gpu) => {
+            assert!(timestamps);
+            assert!(
+                gpu <= times[0].total,
+                "GPU {gpu:?} > wall {:?}",
+                times[0].total
+            );
+        }
+        None => {
+            assert!(!timestamps);
+            println!("profile: this adapter has no timestamp queries; wall times only");
+        }
+    }
+    assert!(device.take_profile().is_empty());
+}
