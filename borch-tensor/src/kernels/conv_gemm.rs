@@ -113,15 +113,13 @@ pub(crate) fn default_tile(software: bool, pass: Pass, m: usize, n: usize, k: us
     } else if n <= 32 {
         MatmulTile::new(8, 16, 4, 4, 16)
     } else if pass == Pass::GradWeight && m >= 128 {
-        // H200, 2026-12-03 (`bench conv --batches 64 --tile ...`): 128 x 128 blocks ran the
-        // weight gradients of ResNet-18's layers 2-4 at 1.0-2x the 64 x 64 tile's rate.
+        // H200, 2026-12-03 (ResNet-18's b64 train step, GPU timestamps per kernel): 128 x 128
+        // blocks ran the weight gradients of layers 2-4 at 1.0-1.25x the 64 x 64 tile's rate
+        // (64 x 128 blocks ran layer 1's at 0.7x, so it keeps 64 x 64).
         MatmulTile::new(16, 16, 8, 8, 8)
-    } else if pass == Pass::GradWeight && m >= 32 {
-        // 64 x 128 blocks: 2.5x the 64 x 64 tile on the 64-channel layer's weight gradient.
-        MatmulTile::new(16, 16, 4, 8, 16).double_buffered()
     } else if pass == Pass::GradInput && m >= 128 && k >= 2048 {
-        // 128 threads with 16 x 8 outputs each (the matmul's big tile): 4x the 64 x 64 tile
-        // on the 4 x 4 x 512 layer's input gradient.
+        // 128 threads with 16 x 8 outputs each (the matmul's big tile): 1.13-1.16x the 64 x 64
+        // tile on the input gradients of layers 3-4 (same step, same day).
         MatmulTile::new(16, 8, 16, 8, 8)
     } else if m >= 128 && k >= 256 && m.div_ceil(128) * n.div_ceil(128) >= 128 {
         MatmulTile::new(16, 16, 8, 8, 8)
