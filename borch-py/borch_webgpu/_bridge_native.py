@@ -10,7 +10,7 @@ import functools
 import sys
 
 from . import _native
-from ._bridge import KINDS, dtype
+from ._bridge import KINDS, camel, dtype
 
 BACKEND = "native"
 
@@ -41,16 +41,21 @@ def keywords(kwargs):
     return {k: to_js_value(v) for k, v in kwargs.items()}
 
 
-def call(fn, args, kwargs):
+# The types ``to_js_value`` returns as they are, looked up once per argument instead of its checks.
+PASSED = frozenset({int, float, bool, str, type(None), _native.Tensor})
+
+
+def call(fn, args, kwargs, *first):
     """Call the native function ``fn``: arguments converted, keyword arguments as one trailing
-    dict (bound by the core's signature table), the result wrapped back."""
-    native_args = [to_js_value(a) for a in args]
+    dict (bound by the core's signature table), the result wrapped back. ``first``: native
+    values passed before ``args`` as they are (a tensor method's tensor)."""
+    native_args = [a if type(a) in PASSED else to_js_value(a) for a in args]
     # A dict given positionally is an argument, not the keywords: the trailing dict is, so one
     # is sent whenever the last argument is a dict (as borch-ts's trailing object).
     if kwargs or (args and isinstance(args[-1], dict)):
         native_args.append(keywords(kwargs))
     try:
-        result = fn(*native_args)
+        result = fn(*first, *native_args)
     except _native.NativeError as e:
         reraise(e)
     return from_js(result)
@@ -86,8 +91,11 @@ def is_tensor(x):
 def from_js(r):
     """A native result as Python: tensors -> Tensor, modules -> their nn class, tuples and lists ->
     tuples, dicts -> dicts, optimizers and schedulers -> a forwarding wrapper."""
-    if isinstance(r, _native.Tensor):
-        return Tensor(r)
+    if type(r) is _native.Tensor:
+        # Tensor(r), made as Tensor.__init__ makes it (its one slot set) without the call.
+        tensor = new_object(Tensor)
+        set_native(tensor, r)
+        return tensor
     if isinstance(r, _native.Module):
         from .nn import wrap_module
 
@@ -112,9 +120,12 @@ MISSING = object()
 
 
 def attribute(owner, native, name, what):
-    """``owner.name`` forwarded: ``native[camel(name)]``, a method as a forwarding function."""
-    from ._bridge import camel
-
+    """``owner.name`` forwarded: ``native[camel(name)]``, a method as a forwarding function (a
+    tensor's: ``tensor_method``'s, bound)."""
+    if type(native) is _native.Tensor and not name.startswith("__"):
+        method = tensor_method(name)
+        if method is not None:
+            return method.__get__(owner)
     js_name = camel(name)
     value = MISSING if name.startswith("__") else getattr(native, js_name, MISSING)
     if value is MISSING:
@@ -124,6 +135,45 @@ def attribute(owner, native, name, what):
         forward.__name__ = name
         return forward
     return from_js(value)
+
+
+def tensor_method(name):
+    """The function ``Tensor.name`` of the op catalog's tensor method ``name`` (``log_softmax``),
+    or None where ``t.name`` is not one (the native tensor's own attributes, ``requiresGrad``,
+    ``item``, ..., come first, as ``getattr`` finds them). The catalog entry is found once
+    (``_native.tensor_method``) and the function kept on the Tensor class, so that a later
+    ``t.name(...)`` is an ordinary method call: no ``__getattr__``, no name converted or looked
+    up."""
+    if name in NOT_TENSOR_METHODS:
+        return None
+    js_name = camel(name)
+    op = None if hasattr(_native.Tensor, js_name) else _native.tensor_method(js_name)
+    if op is None:
+        NOT_TENSOR_METHODS.add(name)
+        return None
+
+    def method(self, *args, **kwargs):
+        # call(op, args, kwargs, self._js), done here when no argument needs converting (a
+        # trailing dict is not in PASSED either, so it goes to call too).
+        for a in args:
+            if type(a) not in PASSED:
+                return call(op, args, kwargs, self._js)
+        if kwargs:
+            return call(op, args, kwargs, self._js)
+        try:
+            result = op(self._js, *args)
+        except _native.NativeError as e:
+            reraise(e)
+        return from_js(result)
+
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    setattr(Tensor, name, method)
+    return method
+
+
+# Names tensor_method found no catalog method for (asked again, they go the general way at once).
+NOT_TENSOR_METHODS = set()
 
 
 class JsObject:
@@ -409,3 +459,6 @@ bt = Namespace(
 )
 
 from ._tensor import Tensor  # noqa: E402  (from_js wraps tensors)
+
+new_object = object.__new__
+set_native = Tensor._js.__set__

@@ -28,12 +28,23 @@ pub fn type_name(v: &Bound<'_, PyAny>) -> String {
 
 /// `args` split as borch-ts splits them: a trailing `dict` is the keyword arguments.
 pub fn arguments(args: &Bound<'_, PyTuple>) -> PyResult<Arguments> {
-    let (positional, keywords) = raw_arguments(args)?;
-    let positional = positional.iter().map(value).collect::<PyResult<_>>()?;
-    let keywords = keywords
-        .into_iter()
-        .map(|(k, v)| Ok((k, value(&v)?)))
-        .collect::<PyResult<_>>()?;
+    let n = args.len();
+    let last = n
+        .checked_sub(1)
+        .map(|i| args.get_borrowed_item(i))
+        .transpose()?;
+    let trailing = last.filter(|last| last.is_exact_instance_of::<PyDict>());
+    let given = n - usize::from(trailing.is_some());
+    let mut positional = Vec::with_capacity(given);
+    for item in args.iter_borrowed().take(given) {
+        positional.push(value(&item)?);
+    }
+    let mut keywords = Vec::new();
+    if let Some(dict) = trailing {
+        for (k, v) in dict.cast::<PyDict>()?.iter() {
+            keywords.push((k.extract::<String>()?, value(&v)?));
+        }
+    }
     Ok((positional, keywords))
 }
 
@@ -63,6 +74,9 @@ pub fn value(v: &Bound<'_, PyAny>) -> PyResult<Value> {
 }
 
 fn value_in(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
+    if let Ok(t) = v.cast::<PyTensor>() {
+        return Ok(Value::Tensor(t.borrow().0.clone()));
+    }
     if v.is_none() {
         return Ok(Value::None);
     }
@@ -80,9 +94,6 @@ fn value_in(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
     }
     if v.is_instance_of::<PyString>() {
         return Ok(Value::Str(v.extract::<String>()?));
-    }
-    if let Ok(t) = v.cast::<PyTensor>() {
-        return Ok(Value::Tensor(t.borrow().0.clone()));
     }
     if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
         if depth >= MAX_DEPTH {

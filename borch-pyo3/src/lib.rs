@@ -26,6 +26,8 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_panic_for_test, m)?)?;
     m.add_class::<tensor::PyTensor>()?;
     m.add_class::<tensor::Method>()?;
+    m.add_class::<tensor::TensorMethod>()?;
+    m.add_function(wrap_pyfunction!(tensor::tensor_method, m)?)?;
     m.add_class::<functions::PyScope>()?;
     m.add_class::<modules::PyModule>()?;
     m.add_class::<optim::PyOptimizer>()?;

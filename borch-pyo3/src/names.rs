@@ -19,12 +19,19 @@ fn table(entries: &'static [Entry], keep: fn(&Entry) -> bool) -> Table {
         .collect()
 }
 
-/// The tensor method borch-ts calls `js` (`logSoftmax`), by its torch name.
-pub fn method(js: &str) -> Option<&'static str> {
-    static T: OnceLock<Table> = OnceLock::new();
-    T.get_or_init(|| table(borch_tensor::api::entries(), Entry::is_method))
-        .get(js)
-        .copied()
+/// The tensor method borch-ts calls `js` (`logSoftmax`): the catalog entry `api::call` finds for
+/// its torch name, found once.
+pub fn method(js: &str) -> Option<&'static Entry> {
+    static T: OnceLock<HashMap<String, &'static Entry>> = OnceLock::new();
+    T.get_or_init(|| {
+        let entries = borch_tensor::api::entries();
+        table(entries, Entry::is_method)
+            .into_iter()
+            .filter_map(|(js, name)| Some((js, borch_tensor::api::find_in(entries, name, true)?)))
+            .collect()
+    })
+    .get(js)
+    .copied()
 }
 
 /// torch's function namespaces beyond `torch` and `torch.nn.functional`, each a core catalog of

@@ -5,7 +5,7 @@
 //! reads are synchronous; borch-ts's return promises).
 
 use borch_tensor::Tensor;
-use borch_tensor::api::{self, Value};
+use borch_tensor::api::{self, Entry, Value};
 use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
@@ -23,7 +23,7 @@ pub struct PyTensor(pub Tensor);
 #[pyclass(name = "Method", module = "borch._native", unsendable)]
 pub struct Method {
     tensor: Tensor,
-    name: &'static str,
+    entry: &'static Entry,
 }
 
 #[pymethods]
@@ -35,15 +35,49 @@ impl Method {
             positional.insert(0, Value::Tensor(self.tensor.clone()));
             to_py(
                 py,
-                crate::errors::py(api::call(self.name, true, positional, keywords))?,
+                crate::errors::py(api::call_entry(self.entry, true, positional, keywords))?,
             )
         })
     }
 
     #[getter]
     fn __name__(&self) -> &'static str {
-        self.name
+        self.entry.name
     }
+}
+
+/// A catalog method not bound to a tensor (`TensorMethod(t, *args)` is `t.name(*args)`): what the
+/// Python layer keeps per method name, so that a call looks nothing up
+/// (`_bridge_native.tensor_method`).
+#[pyclass(name = "TensorMethod", module = "borch._native", frozen)]
+pub struct TensorMethod {
+    entry: &'static Entry,
+}
+
+#[pymethods]
+impl TensorMethod {
+    /// `args[0]` is the tensor; then borch-ts's arguments (a trailing dict: the keywords).
+    #[pyo3(signature = (*args))]
+    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        guard(|| {
+            let (positional, keywords) = arguments(args)?;
+            to_py(
+                py,
+                crate::errors::py(api::call_entry(self.entry, true, positional, keywords))?,
+            )
+        })
+    }
+
+    #[getter]
+    fn __name__(&self) -> &'static str {
+        self.entry.name
+    }
+}
+
+/// The catalog's tensor method of borch-ts name `name` (`logSoftmax`), or None.
+#[pyfunction]
+pub fn tensor_method(name: &str) -> Option<TensorMethod> {
+    names::method(name).map(|entry| TensorMethod { entry })
 }
 
 #[pymethods]
@@ -159,9 +193,9 @@ impl PyTensor {
     /// A method of the op catalog by its borch-ts name (`logSoftmax`), bound to this tensor.
     fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
         match names::method(name) {
-            Some(torch_name) => Method {
+            Some(entry) => Method {
                 tensor: self.0.clone(),
-                name: torch_name,
+                entry,
             }
             .into_py_any(py),
             None => Err(PyAttributeError::new_err(format!(

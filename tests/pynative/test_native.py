@@ -49,6 +49,31 @@ def test_ops_operators_and_indexing():
     assert a.log_softmax(dim=1).shape == torch.Size([2, 3])
 
 
+def test_tensor_methods_resolved_once_answer_as_before():
+    # The first t.add finds the catalog entry and keeps the method on Tensor (_bridge_native.
+    # tensor_method); later calls, with any arguments, answer as the general path does.
+    t = torch.tensor([1.0, 2.0])
+    assert t.add(1).tolist() == [2.0, 3.0] and "add" in torch.Tensor.__dict__
+    assert t.add(1).tolist() == [2.0, 3.0]
+    assert t.add(t).tolist() == [2.0, 4.0] and t.add(t, alpha=2).tolist() == [3.0, 6.0]
+    assert t.add(True).tolist() == [2.0, 3.0] and t.add(0.5).tolist() == [1.5, 2.5]
+    assert t.add(torch.tensor([1, 1])).dtype is torch.float32
+    p = nn.Parameter(torch.tensor([1.0]))
+    assert p.add(1).tolist() == [2.0] and p.add(1).requires_grad is True
+    with pytest.raises(TypeError, match="unexpected keyword argument 'beta'"):
+        t.add(1, beta=2)
+    with pytest.raises(TypeError, match="dict"):
+        t.add({})
+    with pytest.raises(TypeError):
+        t.add("x")
+    # The native tensor's own attributes are not catalog methods: still forwarded as values.
+    assert t.requires_grad is False and t.is_leaf is True and t.grad is None
+    assert "requires_grad" not in torch.Tensor.__dict__
+    for _ in range(2):
+        with pytest.raises(AttributeError, match="no attribute 'no_such_method'"):
+            t.no_such_method
+
+
 def test_autograd_backward_grad_and_no_grad():
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     (x * x).sum().backward()

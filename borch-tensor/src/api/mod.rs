@@ -48,7 +48,22 @@ pub fn call_in(
     positional: Vec<Value>,
     keywords: Vec<(String, Value)>,
 ) -> Result<Value> {
-    let entry = lookup(entries, module, name, method)?;
+    call_entry(
+        lookup(entries, module, name, method)?,
+        method,
+        positional,
+        keywords,
+    )
+}
+
+/// Call `entry`, already found (`find_in`), as `call_in` calls the entry it finds: for a binding
+/// that resolves a name once and keeps the entry (borch-pyo3's tensor methods).
+pub fn call_entry(
+    entry: &Entry,
+    method: bool,
+    positional: Vec<Value>,
+    keywords: Vec<(String, Value)>,
+) -> Result<Value> {
     let args = bind(entry, positional, keywords)?.called_as_method(method);
     match entry.call {
         Call::Map(op) => catalog::run_map(op, &args),
