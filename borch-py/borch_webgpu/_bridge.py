@@ -11,6 +11,7 @@ rest of the package is the same Python on both, and uses only this module's name
   reads and attribute forwarding, errors raised as torch's classes (``reraise``, ``KINDS``)
 - ``to_js_value``, ``from_js``, ``keywords``, ``JsObject``, ``JsException``, ``jsnull``,
   ``is_tensor``, ``class_name``: values across the bridge
+- ``operator(name)``: the function of a Tensor operator (``__add__``) for torch's op ``name``
 - ``proxy(fn)``, ``releasable(fn)``, ``bytes_in(data)``, ``bytes_out(result)``: callbacks
   (``releasable``: one the core keeps and releases, a checkpoint's) and byte buffers
 - ``BACKEND`` (``"pyodide"`` or ``"native"``), ``cuda_notice()``
@@ -106,4 +107,8 @@ if sys.platform == "emscripten":
 else:
     from ._bridge_native import *  # noqa: E402,F401,F403
 
-from ._tensor import Tensor  # noqa: E402  (the Tensor class uses the helpers above)
+from ._tensor import OPERATORS, Tensor  # noqa: E402  (the Tensor class uses the helpers above)
+
+# The operators come from the backend (natively each is one kept method call).
+for _dunder, _name in OPERATORS.items():
+    setattr(Tensor, _dunder, operator(_name))  # noqa: F405

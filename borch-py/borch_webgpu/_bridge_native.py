@@ -17,7 +17,7 @@ BACKEND = "native"
 __all__ = [
     "BACKEND", "JsException", "JsObject", "attribute", "bt", "bytes_in", "bytes_out", "call",
     "class_name", "cuda_notice", "forwarder", "from_js", "is_tensor", "jsnull", "keywords",
-    "proxy", "releasable", "reraise", "settle", "to_js_value",
+    "operator", "proxy", "releasable", "reraise", "settle", "to_js_value",
 ]
 
 # What a failed core call raises (the Pyodide side's JsException).
@@ -170,6 +170,16 @@ def tensor_method(name):
     method.__qualname__ = f"Tensor.{name}"
     setattr(Tensor, name, method)
     return method
+
+
+def operator(name):
+    """``Tensor.__add__`` and the other operators: ``tensor_method``'s function of torch's op
+    ``name`` (kept on the class after the first call, so an operator costs one method call)."""
+
+    def op(self, *other):
+        return getattr(self, name)(*other)
+
+    return op
 
 
 # Names tensor_method found no catalog method for (asked again, they go the general way at once).

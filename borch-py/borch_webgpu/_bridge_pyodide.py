@@ -17,7 +17,7 @@ BACKEND = "pyodide"
 __all__ = [
     "BACKEND", "JsException", "JsObject", "attribute", "bt", "bytes_in", "bytes_out", "call",
     "class_name", "cuda_notice", "forwarder", "from_js", "is_tensor", "jsnull", "keywords",
-    "proxy", "releasable", "reraise", "settle", "to_js_value",
+    "operator", "proxy", "releasable", "reraise", "settle", "to_js_value",
 ]
 
 try:
@@ -192,6 +192,16 @@ def attribute(owner, js_obj, name, what):
         forward.__name__ = name  # torch's: torch.add.__name__ is 'add'
         return forward
     return from_js(value)
+
+
+def operator(name):
+    """``Tensor.__add__`` and the other operators: borch-ts's method of torch's op ``name``."""
+    js_name = camel(name)
+
+    def op(self, *other):
+        return call(getattr(self._js, js_name), other, {})
+
+    return op
 
 
 class JsObject:

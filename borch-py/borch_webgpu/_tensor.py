@@ -38,13 +38,6 @@ OPERATORS = {
 }
 
 
-def operator(name):
-    def op(self, *other):
-        return b.call(getattr(self._js, b.camel(name)), other, {})
-
-    return op
-
-
 class Tensor:
     """torch's ``Tensor``, forwarding to a borch-ts Tensor (``self._js``)."""
 
@@ -246,9 +239,6 @@ def subscript(item):
         return "..."
     return item
 
-
-for _dunder, _name in OPERATORS.items():
-    setattr(Tensor, _dunder, operator(_name))
 
 
 def _rtruediv(self, other):
