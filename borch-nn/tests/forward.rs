@@ -162,7 +162,12 @@ fn run_file(cases: Json, include: impl Fn(&str) -> bool) {
         }
     }
     assert!(count > 0);
-    println!("{count} cases, {} disagreements", failures.len());
+    let adapter = borch_tensor::default_device().map(|d| d.adapter_info().short());
+    println!(
+        "{count} cases, {} disagreements [{}]",
+        failures.len(),
+        adapter.unwrap_or_else(|e| e.to_string())
+    );
     assert!(
         failures.is_empty(),
         "{} disagreements in {count} cases:\n{}",

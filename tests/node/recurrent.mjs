@@ -21,7 +21,9 @@ const read = (file) => JSON.parse(readFileSync(new URL(`../nn/${file}`, import.m
 async function main() {
   await installWebGpu();
   const torch = await import(pathToFileURL(join(dir, 'index.js')).href);
+  const { adapter: a, software } = await torch.probe();
   await torch.init();
+  const adapter = `${a.vendor} / ${a.architecture} (WebGPU${software ? ', software' : ''})`;
   const picked = (cases) => cases.filter((c) => c.name.includes(filter));
   const tree = await runModuleCases(torch, picked(treeCases(read('cases.json'))));
   const sweep = await runModuleCases(torch, picked(read('sequence_sweep.json').forward));
@@ -46,7 +48,7 @@ async function main() {
     if (JSON.stringify(mask.map((r) => r.map(str))) !== JSON.stringify(expected)) failures.push(`generateSquareSubsequentMask(3): ${JSON.stringify(mask)}`);
     count++;
   }
-  console.log(`recurrent: ${count} cases of cases.json with tuple outputs or forward keywords, ${failures.length - sweep.failures.length} disagreements; sequence sweep: ${sweep.count} cases, ${sweep.failures.length} disagreements`);
+  console.log(`recurrent: ${count} cases of cases.json with tuple outputs or forward keywords, ${failures.length - sweep.failures.length} disagreements; sequence sweep: ${sweep.agreeing} agreeing / ${sweep.count} cases, ${sweep.count - sweep.agreeing} disagreeing [${adapter}]`);
   for (const f of failures) console.log(`  ${f}`);
   if (count + sweep.count === 0 || failures.length) process.exit(1);
 }
