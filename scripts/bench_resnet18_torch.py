@@ -23,7 +23,7 @@ With --compare FILE (the saved output of the borch bench) it prints, per borch c
 mode: eager, compiled, fused+compiled), borch ms, torch ms, borch speed / torch (torch ms over
 borch ms) and borch peak memory / torch's.
 
-Also used by scripts/make_bench_resnet18_onnx.py (the model class, `load_weights`).
+Also used by scripts/make_bench_resnet18_onnx.py (the model class).
 """
 import argparse
 import json
@@ -86,26 +86,6 @@ class CifarResNet18(nn.Module):
         x = self.relu(self.bn1(self.conv1(x)))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
         return self.fc(torch.flatten(self.avgpool(x), 1))
-
-
-def load_weights(model, path):
-    """Loads the weights `cargo xtask bench resnet18 --export-weights PATH` wrote: PATH (a JSON
-    manifest of [name, shape, offset] in floats) and PATH.bin (little-endian float32)."""
-    with open(path) as f:
-        manifest = json.load(f)
-    data = torch.from_numpy(__import__("numpy").fromfile(path + ".bin", dtype="<f4"))
-    state = {}
-    for name, shape, offset in manifest["tensors"]:
-        n = 1
-        for s in shape:
-            n *= s
-        state[name] = data[offset : offset + n].reshape(shape).clone()
-    ref = model.state_dict()
-    for name in list(state):
-        if ref[name].dtype != torch.float32:
-            state[name] = state[name].to(ref[name].dtype)
-    model.load_state_dict(state, strict=True)
-    return manifest
 
 
 def borch_results(path):

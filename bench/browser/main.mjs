@@ -11,13 +11,16 @@ import { benchMatmul } from './matmul.mjs';
 import { benchTrain } from './train.mjs';
 import { benchInfer } from './infer.mjs';
 import { benchResnet } from './resnet18.mjs';
+import { benchVit } from './vit.mjs';
 
 const query = new URLSearchParams(location.search);
 const list = (key, fallback) => (query.get(key) ?? fallback).split(',').map(Number);
 const number = (key, fallback) => Number(query.get(key) ?? fallback);
-// Which parts run: matmul (a), mlp (b and c), resnet18 (d; not by default: minutes on SwiftShader).
+// Which parts run: matmul (a), mlp (b and c), resnet18 (d) and vit (e); d and e not by default
+// (minutes on SwiftShader).
 const cases = new Set((query.get('cases') ?? 'matmul,mlp').split(','));
-for (const c of cases) if (!['matmul', 'mlp', 'resnet18'].includes(c)) throw new Error(`unknown case ${c} (matmul, mlp, resnet18)`);
+const CASES = ['matmul', 'mlp', 'resnet18', 'vit'];
+for (const c of cases) if (!CASES.includes(c)) throw new Error(`unknown case ${c} (${CASES.join(', ')})`);
 
 const MLP = [64, 128, 10];
 const OPTIMIZERS = [{ opt: 'SGD', lr: 0.1 }, { opt: 'Adam', lr: 1e-3 }];
@@ -82,6 +85,12 @@ async function main() {
     await benchResnet(libs, {
       width: number('width', 64), evalBatches: list('resnet-eval-batches', '1,16'), trainBatch: number('resnet-batch', 16),
       warmup: number('resnet-warmup', 1), reps: number('resnet-steps', 3), log, report, parts,
+    });
+  }
+  if (cases.has('vit')) {
+    await benchVit(libs, {
+      batches: list('vit-batches', '1,16'), warmup: number('vit-warmup', 1), reps: number('vit-steps', 2),
+      eps: (query.get('vit-eps') ?? 'webgpu,wasm').split(','), log, report,
     });
   }
   if (!records.some((r) => r.impl === 'borch-ts')) throw new Error('no borch measurement');

@@ -44,6 +44,17 @@ export async function startOrt() {
   return { version: ort.env.versions.web, sessions, device, info: device.adapterInfo, software: device.adapterInfo?.isFallbackAdapter };
 }
 
+/**
+ * An ORT session on a model file the xtask wrote under the target folder (`url`), on the WebGPU EP
+ * with GPU-resident outputs, or on `ep` ('wasm': CPU inputs and outputs, one thread).
+ */
+export async function ortFileSession(url, benchCase, ep = 'webgpu') {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: ${response.status} (cargo xtask bench browser --cases ${benchCase} writes it)`);
+  const options = ep === 'webgpu' ? { executionProviders: ['webgpu'], preferredOutputLocation: 'gpu-buffer' } : { executionProviders: [ep] };
+  return ort.InferenceSession.create(new Uint8Array(await response.arrayBuffer()), options);
+}
+
 /** A float32 ORT tensor whose data lives in a buffer on ORT's GPU device (written once). */
 export function ortGpuTensor(device, data, dims) {
   const buffer = device.createBuffer({

@@ -18,8 +18,8 @@
 // Convolutions use numeric padding (1 for 3×3, 0 for 1×1): TF's 'same' pads asymmetrically at
 // stride 2, torch's padding=1 symmetrically.
 
-import { countCall } from './counters.mjs';
-import { ort as ortLib, ortGpuTensor, ortRun } from './peers.mjs';
+import { borchLogits, countedRuns, perCall, timeEval } from './evalbench.mjs';
+import { ortFileSession, ortGpuTensor, ortRun } from './peers.mjs';
 import { interleaved, maxAbsDiff, median, uniform } from './timing.mjs';
 
 const STAGES = [[1, 1], [2, 2], [4, 2], [8, 2]]; // (channel multiple, first block's stride)
@@ -136,29 +136,6 @@ function input(tf, borch, batch, seed) {
   return { data, tx, bx };
 }
 
-/** Calls wrapped to record each call's API-level dispatch and submit counts. */
-function countedRuns(runs) {
-  const counts = {};
-  const wrapped = {};
-  for (const [name, run] of Object.entries(runs)) {
-    counts[name] = [];
-    wrapped[name] = async () => {
-      const t0 = performance.now();
-      const r = await countCall(run);
-      counts[name].push({ ...r, ms: performance.now() - t0 });
-      return r.value;
-    };
-  }
-  return { wrapped, counts };
-}
-
-function perCall(calls, key) {
-  const v = calls.map((c) => c[key]);
-  const mean = v.reduce((a, b) => a + b, 0) / v.length;
-  const [lo, hi] = [Math.min(...v), Math.max(...v)];
-  return lo === hi ? `${lo}` : `${+mean.toFixed(2)} (${lo}–${hi})`;
-}
-
 /**
  * The ResNet-18 cases: eval forward at each of `evalBatches` (borch-ts, TF.js, ORT-Web), then
  * one training step at `trainBatch` (borch-ts, TF.js), `reps` timed calls after `warmup`.
@@ -169,11 +146,7 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
   const model = borchResnet(borch, width);
   const p = await values(borch, model);
   const net = tfResnet(tf, p, width, `resnet18-${tag}`);
-  const options = { executionProviders: ['webgpu'], preferredOutputLocation: 'gpu-buffer' };
-  const onnx = `/target/bench-resnet18/resnet18_${tag}.onnx`;
-  const response = await fetch(onnx);
-  if (!response.ok) throw new Error(`${onnx}: ${response.status} (cargo xtask bench browser --cases resnet18 writes it)`);
-  const session = await ortLib.InferenceSession.create(new Uint8Array(await response.arrayBuffer()), options);
+  const session = await ortFileSession(`/target/bench-resnet18/resnet18_${tag}.onnx`, 'resnet18');
   const records = [];
   const size = (batch) => `CIFAR ResNet-18 width ${width} batch ${batch}`;
 
@@ -191,9 +164,9 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
     const { data, tx, bx } = input(tf, borch, batch, 5000 + batch);
     const ox = ortGpuTensor(ort.device, data, [batch, 3, 32, 32]);
     const runs = {
-      'borch-ts': () => borch.scope(async () => Float32Array.from((await borch.noGrad(() => model.call(bx)).toArray()).flat())),
-      'borch-ts compiled': () => borch.scope(async () => Float32Array.from((await borch.noGrad(() => fastForward(bx)).toArray()).flat())),
-      'borch-ts fused+compiled': () => borch.scope(async () => Float32Array.from((await borch.noGrad(() => fusedForward(bx)).toArray()).flat())),
+      'borch-ts': borchLogits(borch, () => model.call(bx)),
+      'borch-ts compiled': borchLogits(borch, () => fastForward(bx)),
+      'borch-ts fused+compiled': borchLogits(borch, () => fusedForward(bx)),
       'TF.js': async () => {
         const logits = tf.tidy(() => net.forward(tx, false));
         const out = await logits.data();
@@ -202,31 +175,7 @@ export async function benchResnet({ borch, tf, ort }, { width, evalBatches, trai
       },
       'ORT-Web': () => ortRun(session, { x: ox }),
     };
-    const got = {};
-    const first = {};
-    for (const [name, run] of Object.entries(runs)) {
-      const t0 = performance.now();
-      got[name] = await run();
-      first[name] = performance.now() - t0;
-    }
-    const tol = 1e-3;
-    const diffs = { 'borch-ts': 0 };
-    for (const name of ['borch-ts compiled', 'borch-ts fused+compiled', 'TF.js', 'ORT-Web']) {
-      diffs[name] = maxAbsDiff(got[name], got['borch-ts']);
-      if (!(diffs[name] <= tol)) throw new Error(`resnet18 eval ${tag} batch ${batch}: ${name}'s logits differ from borch's by ${diffs[name]} (> ${tol})`);
-    }
-    log(`resnet18 eval ${tag} batch ${batch}: logits agree (max abs diff borch-ts compiled ${diffs['borch-ts compiled'].toExponential(2)}, fused+compiled ${diffs['borch-ts fused+compiled'].toExponential(2)}, TF.js ${diffs['TF.js'].toExponential(2)}, ORT-Web ${diffs['ORT-Web'].toExponential(2)}); first calls ${Object.entries(first).map(([n, ms]) => `${n} ${ms.toFixed(0)} ms`).join(', ')}`);
-    const { wrapped, counts } = countedRuns(runs);
-    const times = await interleaved(wrapped, { warmup, reps });
-    const rows = [];
-    for (const name of Object.keys(runs)) {
-      const timed = counts[name].slice(warmup);
-      rows.push({
-        bench: 'resnet18-eval', size: size(batch), impl: name, ms: median(times[name]), reps, firstMs: first[name],
-        dispatches: perCall(timed, 'dispatches'), submits: perCall(timed, 'submits'),
-        diff: diffs[name], diffVs: name === 'borch-ts' ? '-' : 'borch-ts (logits)',
-      });
-    }
+    const rows = await timeEval(runs, { bench: 'resnet18-eval', size: size(batch), label: `resnet18 eval ${tag} batch ${batch}`, warmup, reps, log });
     report(rows);
     records.push(...rows);
     bx.free();

@@ -1,5 +1,6 @@
 //! Every layer, activation and loss on inputs frozen from torch: outputs and the gradients of
-//! the inputs and parameters (tests/nn/cases.json, atol 1e-4, rtol 1e-4). Modules are called
+//! the inputs and parameters (tests/nn/cases.json and the option sweep of the sequence modules,
+//! tests/nn/sequence_sweep.json; atol 1e-4, rtol 1e-4). Modules are called
 //! through `Module::forward_values`, as the bindings call them: positional inputs (a tensor, a
 //! list of them, None), optional `forward_kwargs`, and an output that is a tensor or a tree.
 
@@ -147,8 +148,11 @@ fn run(case: &Json) -> Vec<String> {
 }
 
 fn run_prefixes(include: impl Fn(&str) -> bool) {
+    run_file(cases(), include);
+}
+
+fn run_file(cases: Json, include: impl Fn(&str) -> bool) {
     let _rng = common::rng_lock();
-    let cases = cases();
     let mut failures = Vec::new();
     let mut count = 0;
     for case in cases["forward"].as_array().unwrap() {
@@ -158,6 +162,12 @@ fn run_prefixes(include: impl Fn(&str) -> bool) {
         }
     }
     assert!(count > 0);
+    let adapter = borch_tensor::default_device().map(|d| d.adapter_info().short());
+    println!(
+        "{count} cases, {} disagreements [{}]",
+        failures.len(),
+        adapter.unwrap_or_else(|e| e.to_string())
+    );
     assert!(
         failures.is_empty(),
         "{} disagreements in {count} cases:\n{}",
@@ -194,4 +204,15 @@ fn layers_match_torch() {
 #[test]
 fn losses_match_torch() {
     run_prefixes(is_loss);
+}
+
+/// The option sweep of the recurrent, attention and transformer modules
+/// (tests/nn/sequence_sweep.json, frozen by tests/nn/sequence_sweep.py).
+#[test]
+fn sequence_sweep_matches_torch() {
+    let filter = std::env::var("SWEEP_FILTER").unwrap_or_default();
+    run_file(
+        common::fixture("sequence_sweep.json", "sequence_sweep.py"),
+        |n| n.contains(&filter),
+    );
 }

@@ -4,7 +4,10 @@
 //! `--cases resnet18` (not by default: minutes to an hour on SwiftShader) a CIFAR ResNet-18 eval
 //! forward b1/b16 (borch eager, compiled, and fused by `nn.utils.fusion.fuseForEval` then
 //! compiled, vs TF.js and ORT-Web, whose ONNX file this writes first from borch's seed-0 weights)
-//! and train step b16 (vs TF.js); `--width` narrows the network for quick runs.
+//! and train step b16 (vs TF.js); `--width` narrows the network for quick runs; with `--cases vit`
+//! (not by default either) timm's ViT-Tiny/16 eval forward b1/b16 (borch eager and `compiled`, vs
+//! ORT-Web's WebGPU and wasm EPs on an ONNX file of the same weights, written first by
+//! `bench vit --export-weights` and `scripts/make_bench_vit_onnx.py`).
 //!
 //! Steps: `build-js --no-pack` (cargo rebuilds borch-ts only when its sources changed), `npm ci`
 //! in `bench/browser/` and `tests/browser/` when their node_modules are missing (saying so),
@@ -23,37 +26,49 @@ use crate::build_js;
 
 const PAGE: &str = "bench/browser/bench.html";
 
+/// What the page runs beyond its query: the cases whose ONNX files this writes first.
+struct Plan {
+    query: String,
+    resnet_width: Option<u32>,
+    vit: bool,
+}
+
 /// The page's query string from the options (each maps to a query key of bench.html), and the
-/// ResNet-18 width when the `resnet18` case runs.
-fn query(args: &[&str]) -> Result<(String, Option<u32>), String> {
+/// model cases whose ONNX files are written first (the ResNet-18 width when that case runs).
+fn query(args: &[&str]) -> Result<Plan, String> {
     let mut keys = Vec::new();
-    let mut resnet = false;
+    let (mut resnet, mut vit) = (false, false);
     let mut width = 64;
     let mut it = args.iter();
     while let Some(&arg) = it.next() {
         let value = it.next().ok_or(format!("{arg} needs a value"))?;
-        if arg == "--cases" {
-            let known = ["matmul", "mlp", "resnet18"];
-            if let Some(bad) = value.split(',').find(|c| !known.contains(c)) {
+        let words = |known: &[&str]| -> Result<(), String> {
+            if value.is_empty() || value.split(',').any(|c| !known.contains(&c)) {
                 return Err(format!(
-                    "--cases takes {} separated by commas, not {bad:?}",
+                    "{arg} takes {} separated by commas, not {value:?}",
                     known.join(", ")
                 ));
             }
-            resnet = value.split(',').any(|c| c == "resnet18");
-            keys.push(format!("cases={value}"));
-            continue;
-        }
-        if arg == "--resnet-parts" {
-            if value.is_empty() || value.split(',').any(|p| p != "eval" && p != "train") {
-                return Err(format!(
-                    "--resnet-parts takes eval, train separated by commas, not {value:?}"
-                ));
-            }
-            keys.push(format!("resnet-parts={value}"));
-            continue;
-        }
+            Ok(())
+        };
         let key = match arg {
+            "--cases" => {
+                words(&["matmul", "mlp", "resnet18", "vit"])?;
+                resnet = value.split(',').any(|c| c == "resnet18");
+                vit = value.split(',').any(|c| c == "vit");
+                keys.push(format!("cases={value}"));
+                continue;
+            }
+            "--resnet-parts" => {
+                words(&["eval", "train"])?;
+                keys.push(format!("resnet-parts={value}"));
+                continue;
+            }
+            "--vit-eps" => {
+                words(&["webgpu", "wasm"])?;
+                keys.push(format!("vit-eps={value}"));
+                continue;
+            }
             "--sizes" => "sizes",
             "--batches" => "batches",
             "--warmup" => "warmup",
@@ -64,12 +79,16 @@ fn query(args: &[&str]) -> Result<(String, Option<u32>), String> {
             "--resnet-warmup" => "resnet-warmup",
             "--resnet-batch" => "resnet-batch",
             "--resnet-eval-batches" => "resnet-eval-batches",
+            "--vit-steps" => "vit-steps",
+            "--vit-warmup" => "vit-warmup",
+            "--vit-batches" => "vit-batches",
             other => return Err(format!("unknown option {other}\n{}", crate::USAGE)),
         };
         let ok = !value.is_empty()
-            && value
-                .split(',')
-                .all(|v| v.parse::<u32>().is_ok_and(|n| n > 0));
+            && value.split(',').all(|v| {
+                v.parse::<u32>()
+                    .is_ok_and(|n| n > 0 || key == "vit-warmup" || key == "resnet-warmup")
+            });
         if !ok {
             return Err(format!(
                 "{arg} takes positive integers separated by commas, not {value:?}"
@@ -87,7 +106,49 @@ fn query(args: &[&str]) -> Result<(String, Option<u32>), String> {
     } else {
         format!("?{}", keys.join("&"))
     };
-    Ok((query, resnet.then_some(width)))
+    Ok(Plan {
+        query,
+        resnet_width: resnet.then_some(width),
+        vit,
+    })
+}
+
+/// Runs `script --weights W --out M` (torch + onnx), which checks torch's network against
+/// borch's logits and writes the ONNX file.
+fn write_onnx(root: &Path, script: &str, weights: &Path, onnx: &Path) -> Result<(), String> {
+    println!("writing {} ({script})", onnx.display());
+    let status = Command::new("python3")
+        .arg(script)
+        .arg("--weights")
+        .arg(weights)
+        .arg("--out")
+        .arg(onnx)
+        .current_dir(root)
+        .status()
+        .map_err(|e| format!("python3 {script}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{script} failed ({status}); it needs torch and onnx (pip install onnx)"
+        ))
+    }
+}
+
+/// The ViT case's weights (for borch-ts) and ONNX file (for ORT-Web) in `$TARGET/bench-vit/`:
+/// `bench vit --export-weights`, then `scripts/make_bench_vit_onnx.py`.
+fn vit_onnx(root: &Path, target: &Path) -> Result<(), String> {
+    let dir = target.join("bench-vit");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let weights = dir.join("weights.json");
+    crate::bench_vit::export_weights(weights.to_str().ok_or("a non-UTF-8 target path")?)
+        .map_err(|e| format!("exporting borch's ViT-Tiny weights: {e}"))?;
+    write_onnx(
+        root,
+        "scripts/make_bench_vit_onnx.py",
+        &weights,
+        &dir.join("vit_tiny.onnx"),
+    )
 }
 
 /// The ResNet-18 case's ONNX file for ORT-Web: borch's seed-0 weights exported natively, then
@@ -100,27 +161,7 @@ fn resnet_onnx(root: &Path, target: &Path, width: u32) -> Result<(), String> {
     let weights_str = weights.to_str().ok_or("a non-UTF-8 target path")?;
     crate::bench_resnet18::export_weights(weights_str, width as usize)
         .map_err(|e| format!("exporting borch's ResNet-18 weights: {e}"))?;
-    println!(
-        "writing {} (scripts/make_bench_resnet18_onnx.py)",
-        onnx.display()
-    );
-    let status = Command::new("python3")
-        .arg("scripts/make_bench_resnet18_onnx.py")
-        .arg("--weights")
-        .arg(&weights)
-        .arg("--out")
-        .arg(&onnx)
-        .current_dir(root)
-        .status()
-        .map_err(|e| format!("python3 scripts/make_bench_resnet18_onnx.py: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "scripts/make_bench_resnet18_onnx.py failed ({status}); it needs torch and onnx \
-             (pip install onnx)"
-        ))
-    }
+    write_onnx(root, "scripts/make_bench_resnet18_onnx.py", &weights, &onnx)
 }
 
 /// `npm ci` in `dir` when its node_modules folder is missing.
@@ -230,12 +271,15 @@ fn table(records: &[Value]) -> Result<String, String> {
 }
 
 pub fn run(args: &[&str]) -> Result<(), String> {
-    let (query, resnet_width) = query(args)?;
+    let plan = query(args)?;
     let root = build_js::workspace_root();
     let target = build_js::target_dir(&root);
     build_js::run(&["--no-pack"])?;
-    if let Some(width) = resnet_width {
+    if let Some(width) = plan.resnet_width {
         resnet_onnx(&root, &target, width)?;
+    }
+    if plan.vit {
+        vit_onnx(&root, &target)?;
     }
     npm_ci(
         &root,
@@ -247,7 +291,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         "bench/browser",
         "the peers: TF.js, ONNX Runtime Web; about 450 MB",
     )?;
-    let (records, chromium) = run_page(&root, &target, &query)?;
+    let (records, chromium) = run_page(&root, &target, &plan.query)?;
     if records.is_empty() {
         return Err("the page reported no measurement".into());
     }

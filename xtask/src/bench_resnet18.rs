@@ -26,8 +26,8 @@ use borch_nn::utils::fusion::fuse_for_eval;
 use borch_nn::{Module, Reduction, functional as F};
 use borch_optim::{Optimizer, SGD, SgdOptions};
 use borch_tensor::{
-    BorchError, DType, Result, Tensor, compiled, default_device, keep_alive, manual_seed, randint,
-    randn, scope,
+    BorchError, Result, Tensor, compiled, default_device, keep_alive, manual_seed, randint, randn,
+    scope,
 };
 use serde_json::{Value, json};
 
@@ -488,38 +488,13 @@ fn strip<T>(t: Timed<T>) -> Timed<()> {
 /// Writes the seed-0 model's state_dict: `path` (JSON: `tensors` as [name, shape, offset in
 /// floats], a `check` input and its eval logits) and `path.bin` (little-endian float32).
 pub(crate) fn export_weights(path: &str, width: usize) -> Result<()> {
-    let io = |e: std::io::Error| BorchError::Value(format!("{path}: {e}"));
     manual_seed(0);
     let mut model = model(width)?;
     model.eval();
-    let mut data: Vec<f32> = Vec::new();
-    let mut tensors = Vec::new();
-    for (name, t) in model.state_dict().iter() {
-        let values = if t.dtype() == DType::Float32 {
-            t.to_vec_blocking::<f32>()?
-        } else {
-            t.to_dtype(DType::Float32)?.to_vec_blocking::<f32>()?
-        };
-        tensors.push(json!([name, t.shape(), data.len()]));
-        data.extend(values);
-    }
     manual_seed(1);
     let x = randn(&[2, 3, 32, 32], None)?;
-    let logits = no_grad(|| model.forward(&x))?.to_vec_blocking::<f32>()?;
-    let input_offset = data.len();
-    data.extend(x.to_vec_blocking::<f32>()?);
-    let manifest = json!({
-        "model": "borch_vision::models::cifar_resnet18", "width": width, "num_classes": 10,
-        "seed": 0, "tensors": tensors,
-        "check": {"input_offset": input_offset, "input_shape": [2, 3, 32, 32], "logits": logits},
+    let fields = json!({
+        "model": "borch_vision::models::cifar_resnet18", "width": width, "num_classes": 10, "seed": 0,
     });
-    let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
-    std::fs::write(format!("{path}.bin"), bytes).map_err(io)?;
-    std::fs::write(path, manifest.to_string()).map_err(io)?;
-    println!(
-        "wrote {path} and {path}.bin ({} tensors, {} floats)",
-        tensors.len(),
-        data.len()
-    );
-    Ok(())
+    crate::bench_export::export_weights(path, model.as_ref(), &x, fields)
 }

@@ -7,6 +7,8 @@
 //! logits before it prints the speed ratio.
 //!
 //! Output: a line per batch and mode, then one JSON line each (`{"bench":"vit",...}`).
+//! `--export-weights PATH` instead writes that model's weights and a check input for
+//! `scripts/make_bench_vit_onnx.py` (the browser bench's ONNX file; `bench_export.rs`).
 
 use borch_device::default_device;
 use borch_nn::{Module, compiled};
@@ -23,6 +25,8 @@ struct Options {
     reps: usize,
     /// `--profile N`: after the timed calls of each batch, one eager call profiled per kernel.
     profile: usize,
+    /// `--export-weights PATH`: write the weights (and a check input) instead of timing.
+    export: Option<String>,
 }
 
 fn parse(args: &[&str], software: bool) -> Result<Options, String> {
@@ -32,6 +36,7 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
         warmup: 3,
         reps: if software { 3 } else { 20 },
         profile: 0,
+        export: None,
     };
     let mut it = args.iter();
     while let Some(&arg) = it.next() {
@@ -47,6 +52,7 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
             "--warmup" => o.warmup = value()?.parse().map_err(|_| "bad --warmup")?,
             "--reps" => o.reps = value()?.parse().map_err(|_| "bad --reps")?,
             "--profile" => o.profile = value()?.parse().map_err(|_| "bad --profile")?,
+            "--export-weights" => o.export = Some(value()?.to_string()),
             other => return Err(format!("unknown option {other}\n{}", crate::USAGE)),
         }
     }
@@ -54,7 +60,7 @@ fn parse(args: &[&str], software: bool) -> Result<Options, String> {
 }
 
 /// The model of `tests/vision/vit_cases.py`'s forward case, in eval mode.
-fn model() -> Result<VisionTransformer, String> {
+pub(crate) fn model() -> Result<VisionTransformer, String> {
     manual_seed(0);
     let mut m = VisionTransformer::new(VitConfig::tiny()).map_err(err)?;
     m.eval();
@@ -75,6 +81,9 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let device = default_device().map_err(err)?;
     let info = device.adapter_info();
     let o = parse(args, info.is_software)?;
+    if let Some(path) = &o.export {
+        return export_weights(path);
+    }
     let adapter = info.short();
     let eager = model()?;
     let replayed = compiled(model()?);
@@ -123,4 +132,17 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         println!("{l}");
     }
     Ok(())
+}
+
+/// The weights of [`model`] and a check input (`randn(2, 3, 224, 224)` after `manual_seed(3)`)
+/// with borch's logits on it, for `scripts/make_bench_vit_onnx.py`.
+pub(crate) fn export_weights(path: &str) -> Result<(), String> {
+    let m = model()?;
+    manual_seed(3);
+    let x = randn(&[2, 3, 224, 224], None).map_err(err)?;
+    let fields = json!({
+        "model": "borch_vision::models::vit_tiny_patch16_224", "num_classes": 1000,
+        "seeds": "manual_seed(0) construction, manual_seed(1) normal_(mean, 0.02) per entry",
+    });
+    crate::bench_export::export_weights(path, &m, &x, fields).map_err(err)
 }

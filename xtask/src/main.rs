@@ -5,6 +5,7 @@ mod bench_browser;
 mod bench_calls;
 mod bench_conv;
 mod bench_dispatch;
+mod bench_export;
 mod bench_gpt;
 mod bench_lstm;
 mod bench_matmul;
@@ -41,10 +42,12 @@ const USAGE: &str = "usage:
 [--hidden 256] [--layers 1] [--bidirectional] [--warmup W] [--steps N]
   cargo xtask bench gpt [--preset baby|tiny] [--n-layer L] [--n-head H] [--n-embd D] \
 [--block-size T] [--batch B] [--sdpa fused|math] [--warmup W] [--reps R] [--profile TOP]
-  cargo xtask bench vit [--batches 1,16] [--modes eager,compiled] [--warmup W] [--reps R] [--profile TOP]
+  cargo xtask bench vit [--batches 1,16] [--modes eager,compiled] [--warmup W] [--reps R] [--profile TOP] \
+[--export-weights PATH]
   cargo xtask bench dispatch [--ops 1000] [--numel 1024] [--warmup W] [--reps R] [--compare]
   cargo xtask bench browser [--sizes 1,128,256,512] [--batches 64,1024] [--warmup W] [--reps R] \
-[--steps N] [--cases matmul,mlp,resnet18] [--width 64] [--resnet-steps 3] [--resnet-parts eval,train]
+[--steps N] [--cases matmul,mlp,resnet18,vit] [--width 64] [--resnet-steps 3] [--resnet-parts eval,train] \
+[--vit-steps 2] [--vit-warmup 1] [--vit-batches 1,16] [--vit-eps webgpu,wasm]
   cargo xtask build-js [--no-pack]
   cargo xtask build-py
   cargo xtask build-wheel [--release] [maturin build options]

@@ -15,9 +15,15 @@ pub const RTOL: f64 = 1e-4;
 
 /// The frozen cases.
 pub fn cases() -> Json {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/nn/cases.json");
-    let text = std::fs::read_to_string(path).expect("tests/nn/cases.json (run tests/nn/cases.py)");
-    serde_json::from_str(&text).expect("cases.json parses")
+    fixture("cases.json", "cases.py")
+}
+
+/// `tests/nn/<file>`, written by `tests/nn/<script>`, parsed.
+pub fn fixture(file: &str, script: &str) -> Json {
+    let path = format!("{}/../tests/nn/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("tests/nn/{file} (run tests/nn/{script}): {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("tests/nn/{file} parses: {e}"))
 }
 
 fn number(x: &Json) -> f64 {
