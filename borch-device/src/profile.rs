@@ -83,11 +83,14 @@ impl Timestamps {
     }
 }
 
+/// One kernel's dispatches so far: their count, summed wall time and summed GPU time.
+type Tally = (u64, Duration, Option<Duration>);
+
 /// Whether dispatches are being profiled, and the times so far.
 #[derive(Default)]
 pub(crate) struct Profiler {
     on: AtomicBool,
-    times: Mutex<HashMap<String, (u64, Duration, Option<Duration>)>>,
+    times: Mutex<HashMap<String, Tally>>,
     pub timestamps: Mutex<Option<Timestamps>>,
 }
 
