@@ -65,6 +65,7 @@ fn check_finite(_total: &Tensor, _norm_type: f64) -> Result<()> {
 }
 
 /// `2.0`, `inf`, as Python prints a float.
+#[cfg(not(target_arch = "wasm32"))]
 fn python_float(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf".into() } else { "-inf".into() };
