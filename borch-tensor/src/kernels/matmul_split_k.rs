@@ -9,10 +9,8 @@ use crate::error::Result;
 use crate::layout::Layout;
 use crate::tensor::Tensor;
 
-/// Workgroups of 128 x 128 output tiles a product should give before it is not split: about
-/// one per multiprocessor of an H200, and enough for the matmul's 128 x 128 tile, which runs a
-/// long-K product faster than the 64 x 64 one (`default_tile` picks it from 128 such blocks).
-const FILL: usize = 132;
+/// Workgroups (64 x 64 output tiles) a product should give before it is not split.
+const FILL: usize = 264;
 /// The shortest slice of K worth a pass of its own.
 const MIN_SLICE: usize = 512;
 const MAX_SLICES: usize = 32;
@@ -35,7 +33,7 @@ pub(crate) fn slices(g: &Gemm<'_>) -> Option<usize> {
     if k < LONG_K * m.max(n) {
         return None;
     }
-    let tiles = m.div_ceil(128) * n.div_ceil(128);
+    let tiles = m.div_ceil(64) * n.div_ceil(64);
     let mut s = 1;
     while tiles * s < FILL && s < MAX_SLICES && k % (2 * s) == 0 && k / (2 * s) >= MIN_SLICE {
         s *= 2;
