@@ -3,7 +3,9 @@
 //! driver do) given the GPU time of its own pass; the results of profiled dispatches equal the
 //! unprofiled ones.
 
-use borch_device::{Binding, Device, Kernel, PooledBuffer, default_device};
+mod common;
+
+use borch_device::{Device, PooledBuffer, default_device};
 
 const SCALE: &str = r#"
 @group(0) @binding(0) var<storage, read> p: array<u32>;
@@ -20,27 +22,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 const N: usize = 256;
 
 fn scale(device: &Device, x: &PooledBuffer, k: f32) -> PooledBuffer {
-    let out = device.alloc((N * 4) as u64).unwrap();
-    let source = || SCALE.to_string();
-    let kernel = Kernel {
-        key: "test|profile-scale",
-        source: &source,
-        bounds_checked: true,
-    };
-    let bindings = [out.buffer(), x.buffer()].map(|buffer| Binding { buffer });
+    let params = [N as u32, k.to_bits()];
     let groups = (N as u32).div_ceil(64);
-    device
-        .dispatch(&kernel, &bindings, &[N as u32, k.to_bits()], [groups, 1, 1])
-        .unwrap();
-    out
+    common::dispatch_unary(device, ("test|profile-scale", SCALE), x, &params, N, groups)
 }
 
 fn read(device: &Device, b: &PooledBuffer) -> Vec<f32> {
-    let bytes = pollster::block_on(device.read(b.buffer(), 0, (N * 4) as u64)).unwrap();
-    bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    common::read_f32(device, b, N)
 }
 
 #[test]

@@ -4,7 +4,9 @@
 //! replays it; the results always equal the eager ones. Two calls of one trace without a submit
 //! between them: the second submits the first's commands before rewriting their parameters.
 
-use borch_device::{Binding, Device, Kernel, PooledBuffer, Trace, TraceOutcome, default_device};
+mod common;
+
+use borch_device::{Device, PooledBuffer, Trace, TraceOutcome, default_device};
 
 const ADD: &str = r#"
 @group(0) @binding(0) var<storage, read> p: array<u32>;
@@ -21,26 +23,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 const N: usize = 64;
 
 fn add(device: &Device, x: &PooledBuffer, k: f32, groups: u32) -> PooledBuffer {
-    let out = device.alloc((N * 4) as u64).unwrap();
-    let source = || ADD.to_string();
-    let kernel = Kernel {
-        key: "test|trace-add",
-        source: &source,
-        bounds_checked: true,
-    };
-    let bindings = [out.buffer(), x.buffer()].map(|buffer| Binding { buffer });
-    device
-        .dispatch(&kernel, &bindings, &[N as u32, k.to_bits()], [groups, 1, 1])
-        .unwrap();
-    out
+    let params = [N as u32, k.to_bits()];
+    common::dispatch_unary(device, ("test|trace-add", ADD), x, &params, N, groups)
 }
 
 fn read(device: &Device, b: &PooledBuffer) -> Vec<f32> {
-    let bytes = pollster::block_on(device.read(b.buffer(), 0, (N * 4) as u64)).unwrap();
-    bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    common::read_f32(device, b, N)
 }
 
 /// Three chained adds of `k`, `2k`, `3k` (the last with `groups` workgroups).

@@ -33,10 +33,7 @@ impl Method {
         guard(|| {
             let (mut positional, keywords) = arguments(args)?;
             positional.insert(0, Value::Tensor(self.tensor.clone()));
-            to_py(
-                py,
-                crate::errors::py(api::call_entry(self.entry, true, positional, keywords))?,
-            )
+            run_entry(py, self.entry, positional, keywords)
         })
     }
 
@@ -61,10 +58,7 @@ impl TensorMethod {
     fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
         guard(|| {
             let (positional, keywords) = arguments(args)?;
-            to_py(
-                py,
-                crate::errors::py(api::call_entry(self.entry, true, positional, keywords))?,
-            )
+            run_entry(py, self.entry, positional, keywords)
         })
     }
 
@@ -72,6 +66,19 @@ impl TensorMethod {
     fn __name__(&self) -> &'static str {
         self.entry.name
     }
+}
+
+/// The catalog method `entry` called as a method on `positional` (the tensor first).
+fn run_entry(
+    py: Python<'_>,
+    entry: &'static Entry,
+    positional: Vec<Value>,
+    keywords: Vec<(String, Value)>,
+) -> PyResult<Py<PyAny>> {
+    to_py(
+        py,
+        crate::errors::py(api::call_entry(entry, true, positional, keywords))?,
+    )
 }
 
 /// The catalog's tensor method of borch-ts name `name` (`logSoftmax`), or None.
