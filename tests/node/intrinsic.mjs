@@ -12,11 +12,10 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { installWebGpu } from './webgpu.mjs';
+import { compare } from '../browser/pages/module_cases.mjs';
 
 const dir = resolve(process.env.CARGO_TARGET_DIR ?? 'target', 'borch-ts');
 const filter = process.argv[2] ?? '';
-const ATOL = 1e-4;
-const RTOL = 1e-4;
 
 const num = (x) => (typeof x === 'string' ? Number(x.replace('inf', 'Infinity')) : x);
 const camel = (k) => k.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
@@ -36,17 +35,6 @@ async function main() {
     const args = cls.startsWith('ConvAdd') ? [mods[0], torch.add, ...mods.slice(1)] : mods;
     return [new torch.nn.intrinsic[cls](...args), mods];
   };
-  async function compare(what, actual, expected, out) {
-    const shape = [...actual.shape];
-    if (JSON.stringify(shape) !== JSON.stringify(expected.shape)) {
-      out.push(`${what}: shape ${JSON.stringify(shape)}, expected ${JSON.stringify(expected.shape)}`);
-      return;
-    }
-    const got = (await actual.reshape([-1]).toArray()).map(Number);
-    const want = expected.data.map(num);
-    const bad = got.findIndex((a, i) => !(Math.abs(a - want[i]) <= ATOL + RTOL * Math.abs(want[i])));
-    if (bad >= 0) out.push(`${what}: element ${bad}: got ${got[bad]}, expected ${want[bad]}`);
-  }
 
   const failures = [];
   let count = 0;

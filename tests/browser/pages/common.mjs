@@ -14,6 +14,13 @@ export function log(line) {
   if (out) out.textContent += `${line}\n`;
 }
 
+// The text of a file the test server serves (an HTTP error is an exception).
+export async function text(path) {
+  const res = await fetch(path);
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+  return res.text();
+}
+
 // probe() then init(); logs and returns the adapter line, e.g.
 // "adapter: google / swiftshader (WebGPU, software)".
 export async function start() {

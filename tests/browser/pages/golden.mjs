@@ -4,16 +4,10 @@
 // `?filter=sum` runs the cases whose name contains "sum"; `?verbose=1` lists every case with its
 // outcome. Run by tests/browser/run.mjs.
 
-import { borch, log } from './common.mjs';
+import { borch, log, text } from './common.mjs';
 import { runGoldenSuite } from './golden_suite.mjs';
 import { runDataSuite } from '/tests/node/data_suite.mjs';
 import { runVisionDatasets, runVisionSuite, visionCases } from '/tests/node/vision_suite.mjs';
-
-async function text(path) {
-  const res = await fetch(path);
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-  return res.text();
-}
 
 // The "data" family: tests/data/cases.json (torch.utils.data, frozen from torch) through borch-ts's
 // data namespace (tests/node/data_suite.mjs, shared with Node).

@@ -8,19 +8,13 @@
 // Loading by pyodide_borch.mjs: Pyodide from the npm package, borch-ts registered as `borch_ts`, the
 // wheel from `cargo xtask build-py` unpacked into site-packages. Run by tests/browser/run.mjs.
 
-import { log, start } from './common.mjs';
+import { log, start, text } from './common.mjs';
 import { loadBorchPython } from './pyodide_borch.mjs';
 
 const query = new URLSearchParams(location.search);
 const FILTER = query.get('filter') ?? '';
 const VERBOSE = query.get('verbose') === '1';
 const EVERY = Number(query.get('every') ?? 1);
-
-async function text(path) {
-  const res = await fetch(path);
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-  return res.text();
-}
 
 async function main() {
   const started = performance.now();

@@ -2,14 +2,8 @@
 // tests/trajectories/char_gpt.json and data/sonnets/sonnets.txt. Loading as golden_py.mjs
 // (pyodide_borch.mjs).
 
-import { log, start } from './common.mjs';
+import { log, start, text } from './common.mjs';
 import { loadBorchPython } from './pyodide_borch.mjs';
-
-async function text(path) {
-  const res = await fetch(path);
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-  return res.text();
-}
 
 async function main() {
   const adapter = (await start()).replace(/^adapter: /, '');

@@ -13,6 +13,22 @@ const RTOL = 1e-4;
 const num = (x) => (typeof x === 'string' ? Number(x.replace('inf', 'Infinity')) : x);
 
 /**
+ * Pushes onto `out` a line for `actual` (a borch-ts tensor) not matching `expected` (a case's
+ * `{shape, data}`) in shape or within atol/rtol 1e-4.
+ */
+export async function compare(what, actual, expected, out) {
+  const shape = [...actual.shape];
+  if (JSON.stringify(shape) !== JSON.stringify(expected.shape)) {
+    out.push(`${what}: shape ${JSON.stringify(shape)}, expected ${JSON.stringify(expected.shape)}`);
+    return;
+  }
+  const got = (await actual.reshape([-1]).toArray()).map(Number);
+  const want = expected.data.map(num);
+  const bad = got.findIndex((a, i) => !(Math.abs(a - want[i]) <= ATOL + RTOL * Math.abs(want[i])));
+  if (bad >= 0) out.push(`${what}: element ${bad}: got ${got[bad]}, expected ${want[bad]}`);
+}
+
+/**
  * Runs every case of `cases` (forward-case objects) through `torch` (borch-ts); returns
  * { count, agreeing, failures } with one line per disagreement, named by case.
  */
@@ -50,18 +66,6 @@ export async function runModuleCases(torch, cases) {
     }
     return m;
   };
-
-  async function compare(what, actual, expected, out) {
-    const shape = [...actual.shape];
-    if (JSON.stringify(shape) !== JSON.stringify(expected.shape)) {
-      out.push(`${what}: shape ${JSON.stringify(shape)}, expected ${JSON.stringify(expected.shape)}`);
-      return;
-    }
-    const got = (await actual.reshape([-1]).toArray()).map(Number);
-    const want = expected.data.map(num);
-    const bad = got.findIndex((a, i) => !(Math.abs(a - want[i]) <= ATOL + RTOL * Math.abs(want[i])));
-    if (bad >= 0) out.push(`${what}: element ${bad}: got ${got[bad]}, expected ${want[bad]}`);
-  }
 
   // Compare an output tree; collect [output, gout] for tensor outputs with a gout.
   async function outputs(what, y, expected, gout, roots, out) {

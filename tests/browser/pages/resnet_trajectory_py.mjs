@@ -1,14 +1,8 @@
 // The ResNet trajectory through borch_webgpu in Pyodide: resnet_trajectory.py (torch code) against
 // tests/trajectories/cifar_resnet18_w8.json. Loading as golden_py.mjs (pyodide_borch.mjs).
 
-import { log, start } from './common.mjs';
+import { log, start, text } from './common.mjs';
 import { loadBorchPython } from './pyodide_borch.mjs';
-
-async function text(path) {
-  const res = await fetch(path);
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-  return res.text();
-}
 
 async function main() {
   const adapter = (await start()).replace(/^adapter: /, '');

@@ -5,14 +5,8 @@
 //   sequence[py] <file>: N agreeing / M cases, D disagreeing [adapter]
 // and passes only with none disagreeing. `?filter=<substring>` runs a subset.
 
-import { log, start } from './common.mjs';
+import { log, start, text } from './common.mjs';
 import { loadBorchPython } from './pyodide_borch.mjs';
-
-async function text(path) {
-  const res = await fetch(path);
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-  return res.text();
-}
 
 async function main() {
   const adapter = (await start()).replace(/^adapter: /, '');
