@@ -7,24 +7,22 @@ mod common;
 
 use borch_device::{Device, PooledBuffer, default_device};
 
-const SCALE: &str = r#"
-@group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read> x: array<f32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= p[0]) { return; }
-    out[i] = x[i] * bitcast<f32>(p[1]);
-}
-"#;
+/// `out[i] = x[i] * k`, `k` the bits of `p[1]`.
+const SCALE: &str = "x[i] * bitcast<f32>(p[1])";
 
 const N: usize = 256;
 
 fn scale(device: &Device, x: &PooledBuffer, k: f32) -> PooledBuffer {
     let params = [N as u32, k.to_bits()];
     let groups = (N as u32).div_ceil(64);
-    common::dispatch_unary(device, ("test|profile-scale", SCALE), x, &params, N, groups)
+    common::dispatch_unary(
+        device,
+        ("test|profile-scale", &common::map_wgsl(SCALE)),
+        x,
+        &params,
+        N,
+        groups,
+    )
 }
 
 fn read(device: &Device, b: &PooledBuffer) -> Vec<f32> {

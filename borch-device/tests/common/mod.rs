@@ -2,6 +2,21 @@
 
 use borch_device::{Binding, Device, Kernel, PooledBuffer};
 
+/// A kernel setting `out[i]` to `expr` of `x[i]` and the params `p` for `i < p[0]`.
+pub fn map_wgsl(expr: &str) -> String {
+    format!(
+        "@group(0) @binding(0) var<storage, read> p: array<u32>;\n\
+         @group(0) @binding(1) var<storage, read_write> out: array<f32>;\n\
+         @group(0) @binding(2) var<storage, read> x: array<f32>;\n\
+         @compute @workgroup_size(64)\n\
+         fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
+         \x20   let i = gid.x;\n\
+         \x20   if (i >= p[0]) {{ return; }}\n\
+         \x20   out[i] = {expr};\n\
+         }}\n"
+    )
+}
+
 /// `out = wgsl(x, params)` of `n` floats: `key`'s kernel over `groups` workgroups.
 pub fn dispatch_unary(
     device: &Device,
