@@ -167,9 +167,7 @@ pub(crate) struct Plan {
 }
 
 fn tiles_of(tile: MatmulTile, m: usize, n: usize, groups: usize) -> usize {
-    m.div_ceil((tile.threads_y * tile.rows) as usize)
-        * n.div_ceil((tile.threads_x * tile.cols) as usize)
-        * groups
+    m.div_ceil(tile.bm() as usize) * n.div_ceil(tile.bn() as usize) * groups
 }
 
 /// The plan `pass` runs with on `device`.
@@ -203,9 +201,7 @@ pub(crate) fn plan(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<Plan>
 /// Workgroup memory a sliced kernel needs: `slices` copies of the staged tiles and the sums of
 /// copies 1.. (bytes).
 fn sliced_bytes(tile: MatmulTile, slices: u32) -> u32 {
-    let (bm, bn) = (tile.threads_y * tile.rows, tile.threads_x * tile.cols);
-    let copies = if tile.double_buffer { 2 } else { 1 };
-    4 * (slices * copies * (bm + bn) * tile.bk + (slices - 1) * bm * bn)
+    slices * tile.staged_bytes() + 4 * (slices - 1) * tile.bm() * tile.bn()
 }
 
 /// A small grid's one-dispatch plan: the largest of 64 x 64, 32 x 32 and 16 x 16 output blocks
@@ -226,7 +222,7 @@ fn sliced_plan(device: &Device, [m, n, k, groups]: [usize; 4], o: Overrides) -> 
             .unwrap_or(candidates[2])
     });
     tile.check(limits)?;
-    let threads = tile.threads_x * tile.threads_y;
+    let threads = tile.threads();
     let fits = |slices: u32| {
         slices * threads <= limits.max_compute_invocations_per_workgroup
             && slices <= limits.max_compute_workgroup_size_z
@@ -267,8 +263,8 @@ pub(crate) fn fits(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<bool>
     let w = &geom.window;
     let spans_fit = (0..2).all(|i| w.dilation[i] * (w.kernel[i] - 1) < 1 << 16);
     Ok(spans_fit
-        && n.div_ceil((tile.threads_x * tile.cols) as usize) <= max
-        && m.div_ceil((tile.threads_y * tile.rows) as usize) <= max
+        && n.div_ceil(tile.bn() as usize) <= max
+        && m.div_ceil(tile.bm() as usize) <= max
         && geom.groups * splits <= max)
 }
 
@@ -281,7 +277,7 @@ pub(crate) fn max_batch(device: &Device, geom: &ConvGeom) -> Result<usize> {
     for pass in [Pass::Forward, Pass::GradInput] {
         let tile = plan(device, &one, pass)?.tile;
         let per_sample = one.gemm(pass)[1].max(1);
-        rows = rows.min(max * (tile.threads_x * tile.cols) as usize / per_sample);
+        rows = rows.min(max * tile.bn() as usize / per_sample);
     }
     Ok(rows.max(1))
 }
@@ -398,8 +394,8 @@ pub(crate) fn run(
         bound.extend(ops.bias);
         bound.extend(ops.residual);
     }
-    let gx = n.div_ceil((tile.threads_x * tile.cols) as usize) as u32;
-    let gy = m.div_ceil((tile.threads_y * tile.rows) as usize) as u32;
+    let gx = n.div_ceil(tile.bn() as usize) as u32;
+    let gy = m.div_ceil(tile.bm() as usize) as u32;
     dispatch_grid(
         &device,
         &kernel,

@@ -87,16 +87,23 @@ impl MatmulTile {
         self.bk > 0
     }
 
-    fn bm(self) -> u32 {
+    /// Output rows of one workgroup's block.
+    pub(crate) fn bm(self) -> u32 {
         self.threads_y * self.rows
     }
 
-    fn bn(self) -> u32 {
+    /// Output columns of one workgroup's block.
+    pub(crate) fn bn(self) -> u32 {
         self.threads_x * self.cols
     }
 
-    fn threads(self) -> u32 {
+    pub(crate) fn threads(self) -> u32 {
         self.threads_x * self.threads_y
+    }
+
+    /// Workgroup memory of the staged A and B tiles (all their copies), in bytes.
+    pub(crate) fn staged_bytes(self) -> u32 {
+        (self.bm() + self.bn()) * self.bk * 4 * self.buffers()
     }
 
     /// Whether this tile can be compiled within `limits` (and the generator's assumptions).
@@ -120,7 +127,7 @@ impl MatmulTile {
                 && (self.cols == 1 || self.cols == 4)
                 && (1..=64).contains(&self.rows)
         };
-        let shared = (self.bm() + self.bn()) * self.bk * 4 * self.buffers();
+        let shared = self.staged_bytes();
         if !shape_ok
             || self.threads() == 0
             || self.threads() > limits.max_compute_invocations_per_workgroup
