@@ -86,8 +86,13 @@ fn run(
     Ok((value, grads, peak))
 }
 
+/// Held by every test of this binary: they share the process's generator (a checkpoint saves
+/// and restores its state) and the device's peak-memory statistics.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn checkpointed_blocks_give_the_same_gradients_with_less_memory() -> Result<()> {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     manual_seed(0);
     let ws = weights()?;
     let x = randn(&[BATCH, WIDTH], None)?;
@@ -116,6 +121,7 @@ fn checkpointed_blocks_give_the_same_gradients_with_less_memory() -> Result<()> 
 
 #[test]
 fn the_recompute_draws_the_same_random_values() -> Result<()> {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     manual_seed(1);
     let x = randn(&[8, 16], None)?;
     x.set_requires_grad(true)?;
