@@ -152,19 +152,12 @@ def tensor_method(name):
         NOT_TENSOR_METHODS.add(name)
         return None
 
+    fast = _native.FastMethod(op)
+
     def method(self, *args, **kwargs):
-        # call(op, args, kwargs, self._js), done here when no argument needs converting (a
-        # trailing dict is not in PASSED either, so it goes to call too).
-        for a in args:
-            if type(a) not in PASSED:
-                return call(op, args, kwargs, self._js)
-        if kwargs:
-            return call(op, args, kwargs, self._js)
-        try:
-            result = op(self._js, *args)
-        except _native.NativeError as e:
-            reraise(e)
-        return from_js(result)
+        # The call, its arguments and its result handled natively where nothing needs converting;
+        # else call(op, args, kwargs, self._js) (the hooks installed below).
+        return fast(self, args, kwargs)
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
@@ -472,3 +465,4 @@ from ._tensor import Tensor  # noqa: E402  (from_js wraps tensors)
 
 new_object = object.__new__
 set_native = Tensor._js.__set__
+_native.install_fast_hooks(Tensor, call, from_js, reraise)

@@ -8,6 +8,7 @@
 mod convert;
 mod data;
 mod errors;
+mod fast_method;
 mod functions;
 mod grad_checkpoint;
 mod module_calls;
@@ -28,6 +29,8 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_class::<tensor::Method>()?;
     m.add_class::<tensor::TensorMethod>()?;
     m.add_function(wrap_pyfunction!(tensor::tensor_method, m)?)?;
+    m.add_class::<fast_method::FastMethod>()?;
+    m.add_function(wrap_pyfunction!(fast_method::install_fast_hooks, m)?)?;
     m.add_class::<functions::PyScope>()?;
     m.add_class::<modules::PyModule>()?;
     m.add_class::<optim::PyOptimizer>()?;

@@ -51,6 +51,13 @@ pub struct TensorMethod {
     entry: &'static Entry,
 }
 
+impl TensorMethod {
+    /// The catalog entry it calls.
+    pub(crate) fn entry(&self) -> &'static Entry {
+        self.entry
+    }
+}
+
 #[pymethods]
 impl TensorMethod {
     /// `args[0]` is the tensor; then borch-ts's arguments (a trailing dict: the keywords).

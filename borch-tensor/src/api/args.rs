@@ -14,7 +14,8 @@ use super::value::Value;
 pub struct Args<'a> {
     entry: &'a Entry,
     values: Vec<Value>,
-    /// Which values were given as keyword arguments (torch's messages give those no position).
+    /// Which values were given as keyword arguments (torch's messages give those no position);
+    /// empty when none was.
     keywords: Vec<bool>,
     /// Called as a method (`x.add(y)`: positions count after `self`) rather than as a function.
     method_call: bool,
@@ -31,13 +32,27 @@ const SELF: Param = Param {
     varargs: false,
 };
 
+/// Parameter `i` of `entry` as bound: `self` first for methods.
+fn param(entry: &Entry, i: usize) -> &Param {
+    match (entry.is_method(), i) {
+        (true, 0) => &SELF,
+        (true, i) => &entry.params[i - 1],
+        (false, i) => &entry.params[i],
+    }
+}
+
+/// How many values a bound call of `entry` has.
+fn param_count(entry: &Entry) -> usize {
+    entry.params.len() + usize::from(entry.is_method())
+}
+
 /// Python's `*size`: a run of two or more ints at a varargs parameter becomes one list.
-fn gather_varargs(params: &[Param], mut positional: Vec<Value>) -> Vec<Value> {
-    let Some(k) = params.iter().position(|p| p.varargs) else {
+fn gather_varargs(entry: &Entry, mut positional: Vec<Value>) -> Vec<Value> {
+    let Some(k) = (0..param_count(entry)).position(|i| param(entry, i).varargs) else {
         return positional;
     };
     // `*operands: Tensors` (einsum): a run of one or more tensors becomes the list.
-    let tensors = params[k].kind == Kind::Tensors;
+    let tensors = param(entry, k).kind == Kind::Tensors;
     let run = positional
         .iter()
         .skip(k)
@@ -54,6 +69,26 @@ fn gather_varargs(params: &[Param], mut positional: Vec<Value>) -> Vec<Value> {
     positional
 }
 
+/// Whether `p` takes an explicit `None` (else `None` means "the default").
+fn nullable(p: &Param) -> bool {
+    matches!(
+        p.default,
+        Default::None | Default::FloatOrNone(_) | Default::RequiredOrNone
+    )
+}
+
+/// `p`'s value from what was given (`None`: not given), or torch's missing-argument error.
+fn given_or_default(name: &str, p: &Param, given: Option<Value>) -> Result<Value> {
+    let given = given.filter(|v| nullable(p) || !v.is_none());
+    match given.or_else(|| p.default.value()) {
+        Some(v) => Ok(v),
+        None => type_err(format!(
+            "{name}() missing 1 required positional argument: '{}'",
+            p.name
+        )),
+    }
+}
+
 /// Match `positional` and `keywords` to `entry`'s parameters (for a method, `positional[0]` is
 /// `self`). A `None` where the default is not `None` takes the default, so a binding may pass
 /// JavaScript's `undefined` for an argument left out.
@@ -62,21 +97,38 @@ pub fn bind<'a>(
     positional: Vec<Value>,
     keywords: Vec<(String, Value)>,
 ) -> Result<Args<'a>> {
-    let params = all_params(entry);
-    let positional = gather_varargs(&params, positional);
+    let n = param_count(entry);
+    let positional = gather_varargs(entry, positional);
     let name = entry.name;
-    if positional.len() > params.len() {
+    if positional.len() > n {
         return type_err(format!(
-            "{name}() takes {} positional arguments but {} were given",
-            params.len(),
+            "{name}() takes {n} positional arguments but {} were given",
             positional.len()
         ));
     }
+    if keywords.is_empty() {
+        // The common call (`y.add(1)`): the positional values completed in place.
+        let mut values = positional;
+        for (i, v) in values.iter_mut().enumerate() {
+            if v.is_none() {
+                *v = given_or_default(name, param(entry, i), Some(Value::None))?;
+            }
+        }
+        for i in values.len()..n {
+            values.push(given_or_default(name, param(entry, i), None)?);
+        }
+        return Ok(Args {
+            entry,
+            values,
+            keywords: Vec::new(),
+            method_call: entry.is_method(),
+        });
+    }
     let mut slots: Vec<Option<Value>> = positional.into_iter().map(Some).collect();
-    slots.resize(params.len(), None);
-    let mut by_keyword = vec![false; params.len()];
+    slots.resize(n, None);
+    let mut by_keyword = vec![false; n];
     for (key, value) in keywords {
-        let Some(i) = params.iter().position(|p| p.name == key) else {
+        let Some(i) = (0..n).position(|i| param(entry, i).name == key) else {
             return type_err(format!(
                 "{name}() got an unexpected keyword argument '{key}'"
             ));
@@ -87,38 +139,17 @@ pub fn bind<'a>(
         slots[i] = Some(value);
         by_keyword[i] = true;
     }
-    let mut values = Vec::with_capacity(params.len());
-    for (slot, p) in slots.into_iter().zip(&params) {
-        let nullable = matches!(
-            p.default,
-            Default::None | Default::FloatOrNone(_) | Default::RequiredOrNone
-        );
-        let given = slot.filter(|v| nullable || !v.is_none());
-        match given.or_else(|| p.default.value()) {
-            Some(v) => values.push(v),
-            None => {
-                return type_err(format!(
-                    "{name}() missing 1 required positional argument: '{}'",
-                    p.name
-                ));
-            }
-        }
-    }
+    let values = slots
+        .into_iter()
+        .enumerate()
+        .map(|(i, slot)| given_or_default(name, param(entry, i), slot))
+        .collect::<Result<Vec<_>>>()?;
     Ok(Args {
         entry,
         values,
         keywords: by_keyword,
         method_call: entry.is_method(),
     })
-}
-
-fn all_params(entry: &Entry) -> Vec<Param> {
-    let mut params = Vec::with_capacity(entry.params.len() + 1);
-    if entry.is_method() {
-        params.push(SELF);
-    }
-    params.extend(entry.params.iter().copied());
-    params
 }
 
 impl Args<'_> {

@@ -1,6 +1,6 @@
-//! `cargo xtask build-js`: builds `borch-js` for wasm32 in release, runs `wasm-bindgen --target
-//! web` (installing wasm-bindgen-cli at the exact version of the `wasm-bindgen` crate in
-//! Cargo.lock when it is missing, and saying so), writes the npm package folder
+//! `cargo xtask build-js`: builds `borch-js` for wasm32 in release, runs wasm-bindgen's `--target
+//! web` (wasm-bindgen-cli-support, linked into xtask at the exact version of the `wasm-bindgen`
+//! crate in Cargo.lock), writes the npm package folder
 //! `<target>/borch-ts/` (wasm-bindgen's output, `package.json`, `index.js`, `index.d.ts`, the npm
 //! `README.md` and `LICENSE`) and packs it into `<target>/borch-ts-<version>.tgz` with `npm pack`.
 
@@ -30,7 +30,6 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     let root = workspace_root();
     let target = target_dir(&root);
     tools::ensure_wasm_target()?;
-    let bindgen = tools::ensure_wasm_bindgen(&root)?;
 
     println!("building borch-js for wasm32-unknown-unknown (release)");
     tools::run(
@@ -46,12 +45,7 @@ pub fn run(args: &[&str]) -> Result<(), String> {
         fs::remove_dir_all(&pkg).map_err(|e| format!("{}: {e}", pkg.display()))?;
     }
     println!("wasm-bindgen --target web → {}", pkg.display());
-    tools::run(
-        Command::new(&bindgen)
-            .args(["--target", "web", "--out-name", OUT_NAME, "--out-dir"])
-            .arg(&pkg)
-            .arg(&wasm),
-    )?;
+    tools::bindgen(&root, &wasm, OUT_NAME, &pkg)?;
     wrapper::write(&pkg)?;
     write_package_json(&pkg)?;
 

@@ -1,4 +1,4 @@
-//! The tools `build-js` drives: cargo, rustup's wasm32 target, wasm-bindgen-cli and npm.
+//! The tools `build-js` drives: cargo, rustup's wasm32 target, wasm-bindgen (as a library) and npm.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -41,13 +41,14 @@ pub fn ensure_wasm_target() -> Result<(), String> {
     Ok(())
 }
 
-/// The version of the `wasm-bindgen` crate in Cargo.lock: the CLI must match it exactly.
-pub fn locked_wasm_bindgen(root: &Path) -> Result<String, String> {
+/// The version of package `name` in Cargo.lock.
+fn locked_version(root: &Path, name: &str) -> Result<String, String> {
     let path = root.join("Cargo.lock");
     let lock = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let wanted = format!("name = \"{name}\"");
     let mut lines = lock.lines();
     while let Some(line) = lines.next() {
-        if line.trim() == "name = \"wasm-bindgen\""
+        if line.trim() == wanted
             && let Some(version) = lines
                 .next()
                 .and_then(|l| l.trim().strip_prefix("version = \""))
@@ -55,63 +56,26 @@ pub fn locked_wasm_bindgen(root: &Path) -> Result<String, String> {
             return Ok(version.trim_end_matches('"').to_string());
         }
     }
-    Err(format!("{}: no wasm-bindgen package", path.display()))
+    Err(format!("{}: no {name} package", path.display()))
 }
 
-fn bindgen_version(program: &Path) -> Option<String> {
-    // `wasm-bindgen 0.2.130`
-    output(Command::new(program).arg("--version"))
-        .and_then(|v| v.split_whitespace().nth(1).map(str::to_string))
-}
-
-/// `wasm-bindgen` at the Cargo.lock version: from PATH or ~/.cargo/bin, else installed with
-/// `cargo install wasm-bindgen-cli --version <v> --locked` (retried without `--locked` when a
-/// crate its lock file pins has been yanked since).
-pub fn ensure_wasm_bindgen(root: &Path) -> Result<PathBuf, String> {
-    let wanted = locked_wasm_bindgen(root)?;
-    let mut candidates = vec![PathBuf::from("wasm-bindgen")];
-    if let Some(home) = std::env::var_os("CARGO_HOME")
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo").into_os_string()))
-    {
-        candidates.push(Path::new(&home).join("bin/wasm-bindgen"));
+/// wasm-bindgen's JavaScript glue for `wasm` (`--target web`) into `out_dir`, by
+/// wasm-bindgen-cli-support, the library behind the `wasm-bindgen` CLI, at the wasm-bindgen
+/// crate's exact version (checked here against Cargo.lock: the wasm's schema must match).
+pub fn bindgen(root: &Path, wasm: &Path, out_name: &str, out_dir: &Path) -> Result<(), String> {
+    let crate_version = locked_version(root, "wasm-bindgen")?;
+    let library_version = locked_version(root, "wasm-bindgen-cli-support")?;
+    if crate_version != library_version {
+        return Err(format!(
+            "Cargo.lock has wasm-bindgen {crate_version} but wasm-bindgen-cli-support \
+             {library_version}: pin xtask's wasm-bindgen-cli-support to ={crate_version}"
+        ));
     }
-    let found = candidates
-        .iter()
-        .map(|c| (c, bindgen_version(c)))
-        .find(|(_, v)| v.as_deref() == Some(wanted.as_str()));
-    if let Some((path, _)) = found {
-        return Ok(path.clone());
-    }
-    let have = candidates
-        .iter()
-        .find_map(|c| bindgen_version(c))
-        .map_or("not installed".to_string(), |v| {
-            format!("version {v} installed")
-        });
-    println!(
-        "installing wasm-bindgen-cli {wanted} with cargo install (the CLI must match the \
-         wasm-bindgen crate in Cargo.lock; {have}; takes about 6 minutes)"
-    );
-    let install = |locked: bool| {
-        let mut c = Command::new(cargo());
-        c.args(["install", "wasm-bindgen-cli", "--version", &wanted]);
-        if locked {
-            c.arg("--locked");
-        }
-        run(&mut c)
-    };
-    if install(true).is_err() {
-        println!(
-            "cargo install --locked failed (a crate pinned by wasm-bindgen-cli's lock file may \
-             have been yanked): retrying without --locked"
-        );
-        install(false)?;
-    }
-    candidates
-        .iter()
-        .find(|c| bindgen_version(c).as_deref() == Some(wanted.as_str()))
-        .cloned()
-        .ok_or_else(|| format!("wasm-bindgen {wanted} is still not on PATH or in ~/.cargo/bin"))
+    wasm_bindgen_cli_support::Bindgen::new()
+        .input_path(wasm)
+        .web(true)
+        .and_then(|b| b.out_name(out_name).typescript(true).generate(out_dir))
+        .map_err(|e| format!("wasm-bindgen {library_version}: {e:#}"))
 }
 
 /// `npm pack` the package folder into `dest`; returns the tarball.
