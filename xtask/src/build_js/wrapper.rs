@@ -132,11 +132,21 @@ const wasm = guardFunctions(glue);
 export { BorchError };
 export const Tensor = classes.Tensor;
 
+// torch's IterableDataset to subclass: `[Symbol.iterator]()` is `__iter__` (an optional `length`
+// is `__len__`); any JavaScript iterable is an iterable dataset to DataLoader and ChainDataset.
+class IterableDataset {
+  [Symbol.iterator]() {
+    throw new BorchError('NotImplementedError', `Subclasses of IterableDataset should implement [Symbol.iterator]() (torch's __iter__); ${this.constructor.name} does not`);
+  }
+}
+
 // torch.utils.data (borch-js/src/data.rs); `for await (const batch of loader)` forwards to iter().
 export const data = Object.freeze({
   TensorDataset: classes.TensorDataset,
   Subset: classes.Subset,
   ConcatDataset: classes.ConcatDataset,
+  IterableDataset,
+  ChainDataset: classes.ChainDataset,
   randomSplit: wasm.randomSplit,
   defaultCollate: wasm.defaultCollate,
   SequentialSampler: classes.SequentialSampler,
@@ -147,12 +157,21 @@ export const data = Object.freeze({
   DataLoader: classes.DataLoader,
 });
 export const Generator = classes.Generator;
+// Leaving the loop early (break, a throw) frees the pass at once: an iterable dataset's
+// iterator is ended (its return(), a generator's finally), as for ... of ends it.
 classes.DataLoader.prototype[Symbol.asyncIterator] = function () {
   const pass = this.iter();
-  return { next: async () => pass.next() };
+  return {
+    next: async () => pass.next(),
+    return: async () => {
+      pass.free();
+      return { value: undefined, done: true };
+    },
+  };
 };
 // A sampler is iterable (`[...sampler]`, `for (const i of sampler)`): each step one core `next`.
-for (const name of ['SequentialSampler', 'RandomSampler', 'SubsetRandomSampler', 'WeightedRandomSampler', 'BatchSampler']) {
+// So is a ChainDataset (`[...chain]`: its samples, dataset after dataset).
+for (const name of ['SequentialSampler', 'RandomSampler', 'SubsetRandomSampler', 'WeightedRandomSampler', 'BatchSampler', 'ChainDataset']) {
   classes[name].prototype[Symbol.iterator] = function () {
     const pass = this.iter();
     return { next: () => pass.next() };
@@ -506,11 +525,26 @@ export declare class BorchError extends Error {
 import { Tensor } from './borch_js.js';
 export { Tensor };
 
+/**
+ * torch's `IterableDataset`: subclass it with `*[Symbol.iterator]()` (torch's `__iter__`) and,
+ * if it has one, a `length` (`__len__`); `new data.DataLoader(new Numbers(10), { batchSize: 4 })`.
+ */
+export declare abstract class IterableDataset implements Iterable<import('./borch_js.js').Batch> {
+  abstract [Symbol.iterator](): Iterator<import('./borch_js.js').Batch>;
+}
+declare module './borch_js.js' {
+  interface ChainDataset {
+    /** `[...chain]`: each dataset's samples in turn. */
+    [Symbol.iterator](): Iterator<Batch>;
+  }
+}
 /** torch.utils.data: datasets, `randomSplit`, samplers, `new data.DataLoader(ds, { batchSize, shuffle, sampler, batchSampler, collateFn, dropLast, generator })`. */
 export declare const data: {
   readonly TensorDataset: typeof import('./borch_js.js').TensorDataset;
   readonly Subset: typeof import('./borch_js.js').Subset;
   readonly ConcatDataset: typeof import('./borch_js.js').ConcatDataset;
+  readonly IterableDataset: typeof IterableDataset;
+  readonly ChainDataset: typeof import('./borch_js.js').ChainDataset;
   readonly randomSplit: typeof import('./borch_js.js').randomSplit;
   readonly defaultCollate: typeof import('./borch_js.js').defaultCollate;
   readonly SequentialSampler: typeof import('./borch_js.js').SequentialSampler;
