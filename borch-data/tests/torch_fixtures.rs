@@ -343,7 +343,10 @@ fn chain_case(case: &Value) -> Result<(), String> {
         Err(e) => error_json(&e),
     };
     if !agree(&samples, &case["samples"]) {
-        return Err(format!("samples: borch {samples}, torch {}", case["samples"]));
+        return Err(format!(
+            "samples: borch {samples}, torch {}",
+            case["samples"]
+        ));
     }
     Ok(())
 }
