@@ -393,20 +393,38 @@ def bad_batch(batch):
     raise TypeError("bad batch")
 
 
+class FailingIterable(data.IterableDataset):
+    def __iter__(self):
+        yield torch.zeros(1)
+        raise KeyError("no sample 1")
+
+
+ERROR_CHECKS = 8
+
+
 def error_checks():
-    """A Python dataset's exception keeps its class through borch-ts; torch's option errors."""
+    """A Python dataset's exception keeps its class through borch-ts; torch's option errors; an
+    IterableDataset's: its own exception, torch's exact TypeError and ValueError (``=``: the whole
+    message, no traceback around it), the abstract ``__iter__``."""
     out = []
     for what, make, kind, words in (
         ("__getitem__ raises", lambda: list(data.DataLoader(Failing(), batch_size=2)), IndexError, "no sample 1"),
         ("collate_fn raises", lambda: list(data.DataLoader(Failing(), batch_size=1, collate_fn=bad_batch)), TypeError, "bad batch"),
         ("num_workers", lambda: data.DataLoader(Failing(), num_workers=2), NotImplementedError, "num_workers"),
         ("sampler and shuffle", lambda: data.DataLoader(Failing(), sampler=data.SequentialSampler(Failing()), shuffle=True), ValueError, "mutually exclusive with shuffle"),
+        ("an IterableDataset raises", lambda: list(data.DataLoader(FailingIterable(), batch_size=2)), KeyError, "no sample 1"),
+        ("len without __len__", lambda: len(data.DataLoader(Unsized())), TypeError, "=object of type 'Unsized' has no len()"),
+        ("shuffle with an IterableDataset", lambda: data.DataLoader(Unsized(), shuffle=True), ValueError,
+         "=DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle=True"),
+        ("IterableDataset without __iter__", lambda: type("Empty", (data.IterableDataset,), {})(), TypeError, "Can't instantiate abstract class Empty"),
     ):
         try:
             make()
             out.append(f"errors/{what}: no error")
         except Exception as e:  # the class must be the expected one
-            if not isinstance(e, kind) or words not in str(e):
+            text = str(e).strip("'")  # a KeyError's str is its key's repr
+            said = text == words[1:] if words.startswith("=") else words in text
+            if not isinstance(e, kind) or not said:
                 out.append(f"errors/{what}: {type(e).__name__}: {e}")
     return out
 
@@ -433,7 +451,7 @@ def run(cases_json, adapter="", log=print, label="golden[py]"):
     listed = ", ".join(f"{k} {n}" for k, n in missing.items())
     summary = (
         f"{label} data: {agreeing} agreeing / {len(failures)} disagreeing / "
-        f"{sum(missing.values())} not implemented ({listed}); error checks {4 - len(errors)} / 4 "
+        f"{sum(missing.values())} not implemented ({listed}); error checks {ERROR_CHECKS - len(errors)} / {ERROR_CHECKS} "
         f"[{adapter}] in {time.time() - started:.1f} s"
     )
     log(summary)
