@@ -5,12 +5,14 @@
 use std::fs;
 use std::path::Path;
 
+use super::data_js;
 use crate::js_api;
 
 /// Write `index.js` and `index.d.ts` into `pkg_dir`, which holds wasm-bindgen's output.
 pub fn write(pkg_dir: &Path) -> Result<(), String> {
     let snippets = snippets_dir(pkg_dir)?;
     let js = INDEX_JS.replace("{snippets}", &snippets)
+        + data_js::DATA_JS
         + &js_api::forwarding_js()
         + &js_api::module_functions::objects_js()
         + &js_api::namespaces::objects_js()
@@ -22,6 +24,7 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
         + GUARD_CATALOG_JS;
     write_file(&pkg_dir.join("index.js"), &js)?;
     let dts = INDEX_D_TS.replace("  {tensor_methods}\n", &js_api::method_declarations())
+        + data_js::DATA_D_TS
         + &js_api::function_declarations()
         + &js_api::functional_declarations()
         + &js_api::namespaces::declarations()
@@ -132,51 +135,7 @@ const wasm = guardFunctions(glue);
 export { BorchError };
 export const Tensor = classes.Tensor;
 
-// torch's IterableDataset to subclass: `[Symbol.iterator]()` is `__iter__` (an optional `length`
-// is `__len__`); any JavaScript iterable is an iterable dataset to DataLoader and ChainDataset.
-class IterableDataset {
-  [Symbol.iterator]() {
-    throw new BorchError('NotImplementedError', `Subclasses of IterableDataset should implement [Symbol.iterator]() (torch's __iter__); ${this.constructor.name} does not`);
-  }
-}
-
-// torch.utils.data (borch-js/src/data.rs); `for await (const batch of loader)` forwards to iter().
-export const data = Object.freeze({
-  TensorDataset: classes.TensorDataset,
-  Subset: classes.Subset,
-  ConcatDataset: classes.ConcatDataset,
-  IterableDataset,
-  ChainDataset: classes.ChainDataset,
-  randomSplit: wasm.randomSplit,
-  defaultCollate: wasm.defaultCollate,
-  SequentialSampler: classes.SequentialSampler,
-  RandomSampler: classes.RandomSampler,
-  SubsetRandomSampler: classes.SubsetRandomSampler,
-  WeightedRandomSampler: classes.WeightedRandomSampler,
-  BatchSampler: classes.BatchSampler,
-  DataLoader: classes.DataLoader,
-});
-export const Generator = classes.Generator;
-// Leaving the loop early (break, a throw) frees the pass at once: an iterable dataset's
-// iterator is ended (its return(), a generator's finally), as for ... of ends it.
-classes.DataLoader.prototype[Symbol.asyncIterator] = function () {
-  const pass = this.iter();
-  return {
-    next: async () => pass.next(),
-    return: async () => {
-      pass.free();
-      return { value: undefined, done: true };
-    },
-  };
-};
-// A sampler is iterable (`[...sampler]`, `for (const i of sampler)`): each step one core `next`.
-// So is a ChainDataset (`[...chain]`: its samples, dataset after dataset).
-for (const name of ['SequentialSampler', 'RandomSampler', 'SubsetRandomSampler', 'WeightedRandomSampler', 'BatchSampler', 'ChainDataset']) {
-  classes[name].prototype[Symbol.iterator] = function () {
-    const pass = this.iter();
-    return { next: () => pass.next() };
-  };
-}
+// torch.utils.data: `data` and `Generator` (data_js.rs).
 
 let loading = null;
 let loaded = false;
@@ -525,37 +484,6 @@ export declare class BorchError extends Error {
 import { Tensor } from './borch_js.js';
 export { Tensor };
 
-/**
- * torch's `IterableDataset`: subclass it with `*[Symbol.iterator]()` (torch's `__iter__`) and,
- * if it has one, a `length` (`__len__`); `new data.DataLoader(new Numbers(10), { batchSize: 4 })`.
- */
-export declare abstract class IterableDataset implements Iterable<import('./borch_js.js').Batch> {
-  abstract [Symbol.iterator](): Iterator<import('./borch_js.js').Batch>;
-}
-declare module './borch_js.js' {
-  interface ChainDataset {
-    /** `[...chain]`: each dataset's samples in turn. */
-    [Symbol.iterator](): Iterator<Batch>;
-  }
-}
-/** torch.utils.data: datasets, `randomSplit`, samplers, `new data.DataLoader(ds, { batchSize, shuffle, sampler, batchSampler, collateFn, dropLast, generator })`. */
-export declare const data: {
-  readonly TensorDataset: typeof import('./borch_js.js').TensorDataset;
-  readonly Subset: typeof import('./borch_js.js').Subset;
-  readonly ConcatDataset: typeof import('./borch_js.js').ConcatDataset;
-  readonly IterableDataset: typeof IterableDataset;
-  readonly ChainDataset: typeof import('./borch_js.js').ChainDataset;
-  readonly randomSplit: typeof import('./borch_js.js').randomSplit;
-  readonly defaultCollate: typeof import('./borch_js.js').defaultCollate;
-  readonly SequentialSampler: typeof import('./borch_js.js').SequentialSampler;
-  readonly RandomSampler: typeof import('./borch_js.js').RandomSampler;
-  readonly SubsetRandomSampler: typeof import('./borch_js.js').SubsetRandomSampler;
-  readonly WeightedRandomSampler: typeof import('./borch_js.js').WeightedRandomSampler;
-  readonly BatchSampler: typeof import('./borch_js.js').BatchSampler;
-  readonly DataLoader: typeof import('./borch_js.js').DataLoader;
-};
-/** `torch.Generator()`: `new Generator().manualSeed(0)`, for `generator:` options. */
-export declare const Generator: typeof import('./borch_js.js').Generator;
 declare module './borch_js.js' {
   interface Tensor {
     /**
