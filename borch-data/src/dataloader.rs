@@ -34,6 +34,12 @@ impl From<Rc<dyn Dataset>> for Source {
     }
 }
 
+impl From<Rc<crate::dataset::ChainDataset>> for Source {
+    fn from(d: Rc<crate::dataset::ChainDataset>) -> Source {
+        Source::Iterable(d)
+    }
+}
+
 impl From<Rc<dyn IterableDataset>> for Source {
     fn from(d: Rc<dyn IterableDataset>) -> Source {
         Source::Iterable(d)
@@ -192,9 +198,7 @@ impl DataLoader {
     pub fn len(&self) -> Result<usize> {
         match &self.source {
             Source::Iterable(d) => {
-                let n = d.len().ok_or_else(|| {
-                    BorchError::Type("object of type 'IterableDataset' has no len()".into())
-                })?;
+                let n = d.len()?;
                 Ok(match self.batch_size {
                     Some(bs) if self.drop_last => n / bs,
                     Some(bs) => n.div_ceil(bs),

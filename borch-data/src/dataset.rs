@@ -1,11 +1,12 @@
 //! torch's datasets: the map-style `Dataset` and `IterableDataset` traits, and `TensorDataset`,
-//! `ConcatDataset`, `Subset`.
+//! `ConcatDataset`, `Subset`, `ChainDataset`.
 
 use std::rc::Rc;
 
 use borch_tensor::ops::indexing::{self, Index};
 use borch_tensor::{BorchError, Result, Tensor};
 
+use crate::dataloader::Source;
 use crate::sample::Sample;
 
 /// A map-style dataset (torch's `Dataset` with `__getitem__` and `__len__`).
@@ -31,14 +32,17 @@ pub trait Dataset {
 pub type SampleIter = Box<dyn Iterator<Item = Result<Sample>>>;
 
 /// An iterable dataset (torch's `IterableDataset` with `__iter__`, and `__len__` if it has one).
-// `len` is optional (`None`: no `__len__`), so an `is_empty` would have to be too.
+// `len` may fail (no `__len__`), so an `is_empty` would have to be fallible too.
 #[allow(clippy::len_without_is_empty)]
 pub trait IterableDataset {
     /// `iter(dataset)`.
     fn iter(&self) -> Result<SampleIter>;
-    /// `len(dataset)`, or `None` when the dataset defines no `__len__`.
-    fn len(&self) -> Option<usize> {
-        None
+    /// `len(dataset)`: by default Python's `TypeError` for a class without `__len__` (a dataset
+    /// written in JavaScript or Python names its own class, as Python's `len()` does).
+    fn len(&self) -> Result<usize> {
+        Err(BorchError::Type(
+            "object of type 'IterableDataset' has no len()".into(),
+        ))
     }
 }
 
@@ -243,5 +247,71 @@ impl Dataset for Subset {
             .map(|&i| self.indices.get(i).and_then(|&j| usize::try_from(j).ok()))
             .collect::<Option<Vec<usize>>>()?;
         self.dataset.get_batch(&inner)
+    }
+}
+
+/// `ChainDataset(datasets)`: iterable datasets one after another, each one's pass in turn (torch's
+/// `yield from` over each). As torch, a map-style dataset among them is refused when the pass (or
+/// `len`) reaches it: torch's `AssertionError` "ChainDataset only supports IterableDataset" is a
+/// `ValueError` here.
+#[derive(Clone)]
+pub struct ChainDataset {
+    datasets: Vec<Source>,
+}
+
+impl ChainDataset {
+    /// `ChainDataset(datasets)`.
+    pub fn new(datasets: Vec<Source>) -> ChainDataset {
+        ChainDataset { datasets }
+    }
+
+    /// `chain.datasets`.
+    pub fn datasets(&self) -> &[Source] {
+        &self.datasets
+    }
+}
+
+fn chain_only_iterable() -> BorchError {
+    BorchError::Value("ChainDataset only supports IterableDataset".into())
+}
+
+impl IterableDataset for ChainDataset {
+    fn iter(&self) -> Result<SampleIter> {
+        let mut datasets = self.datasets.clone().into_iter();
+        let mut current: Option<SampleIter> = None;
+        Ok(Box::new(std::iter::from_fn(move || {
+            loop {
+                if let Some(s) = current.as_mut().and_then(Iterator::next) {
+                    return Some(s);
+                }
+                current = None;
+                match datasets.next()? {
+                    Source::Iterable(d) => match d.iter() {
+                        Ok(it) => current = Some(it),
+                        Err(e) => {
+                            datasets = Vec::new().into_iter();
+                            return Some(Err(e));
+                        }
+                    },
+                    Source::Map(_) => {
+                        datasets = Vec::new().into_iter();
+                        return Some(Err(chain_only_iterable()));
+                    }
+                }
+            }
+        })))
+    }
+
+    fn len(&self) -> Result<usize> {
+        self.datasets.iter().try_fold(0, |total, d| match d {
+            Source::Iterable(d) => Ok(total + d.len()?),
+            Source::Map(_) => Err(chain_only_iterable()),
+        })
+    }
+}
+
+impl std::fmt::Debug for ChainDataset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ChainDataset(datasets={})", self.datasets.len())
     }
 }

@@ -12,7 +12,9 @@ mod split;
 pub use batch_sampler::BatchSampler;
 pub use collate::{CollateFn, default_collate, default_convert};
 pub use dataloader::{DataLoader, DataLoaderIter, DataLoaderOptions, Source};
-pub use dataset::{ConcatDataset, Dataset, IterableDataset, SampleIter, Subset, TensorDataset};
+pub use dataset::{
+    ChainDataset, ConcatDataset, Dataset, IterableDataset, SampleIter, Subset, TensorDataset,
+};
 pub use sample::Sample;
 pub use sampler::{
     RandomSampler, Sampler, SamplerIter, SequentialSampler, SubsetRandomSampler,

@@ -152,14 +152,22 @@ fn pass_json(loader: &DataLoader) -> Value {
     }
 }
 
-struct Numbers(usize);
+/// torch's `Numbers(n)`: the ints 0..n, or (`tensors`) the float tensors `[i]`.
+struct Numbers(usize, bool);
 
 impl IterableDataset for Numbers {
     fn iter(&self) -> borch_tensor::Result<SampleIter> {
-        Ok(Box::new((0..self.0 as i64).map(|i| Ok(Sample::Int(i)))))
+        let tensors = self.1;
+        Ok(Box::new((0..self.0 as i64).map(move |i| {
+            if tensors {
+                Tensor::from_slice(&[i as f32], &[1]).map(Sample::Tensor)
+            } else {
+                Ok(Sample::Int(i))
+            }
+        })))
     }
-    fn len(&self) -> Option<usize> {
-        Some(self.0)
+    fn len(&self) -> borch_tensor::Result<usize> {
+        Ok(self.0)
     }
 }
 
@@ -181,7 +189,7 @@ fn loader_for(case: &Value, g: Option<Generator>, per_sample: bool) -> Result<Da
     options.shuffle = o.get("shuffle").and_then(Value::as_bool);
     options.drop_last = o.get("drop_last").and_then(Value::as_bool).unwrap_or(false);
     let source: Source = if case["kind"] == "iterable" {
-        Source::Iterable(Rc::new(Numbers(n)))
+        Source::Iterable(Rc::new(Numbers(n, case["samples"] == "tensor")))
     } else {
         let x = Tensor::from_slice(&(0..n * 3).map(|v| v as f32).collect::<Vec<_>>(), &[n, 3])
             .map_err(|e| e.to_string())?;
@@ -290,6 +298,59 @@ fn composed_split(case: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// `ChainDataset(parts)` (or `a + b`: the same chain) through a DataLoader, and iterated itself.
+fn chain_case(case: &Value) -> Result<(), String> {
+    let parts = case["parts"]
+        .as_array()
+        .expect("parts")
+        .iter()
+        .map(|p| match p.get("n") {
+            Some(n) => Source::Iterable(Rc::new(Numbers(n.as_u64().expect("n") as usize, false))),
+            None => {
+                let k = p["map"].as_u64().expect("map") as i64;
+                let t = Tensor::from_slice(&(0..k).collect::<Vec<_>>(), &[k as usize]).expect("t");
+                Source::Map(Rc::new(TensorDataset::new(vec![t]).expect("dataset")))
+            }
+        })
+        .collect();
+    let chain = Rc::new(ChainDataset::new(parts));
+    let batch_size = case["options"]["batch_size"].as_u64().map(|b| b as usize);
+    let options = DataLoaderOptions {
+        batch_size,
+        ..Default::default()
+    };
+    let loader = DataLoader::new(chain.clone(), options).map_err(|e| e.to_string())?;
+    let len = json_of(loader.len());
+    if !agree(&len, &case["len"]) {
+        return Err(format!("len: borch {len}, torch {}", case["len"]));
+    }
+    for (i, want) in case["passes"]
+        .as_array()
+        .expect("passes")
+        .iter()
+        .enumerate()
+    {
+        let got = pass_json(&loader);
+        if !agree(&got, &as_borch(want)) {
+            return Err(format!("pass {i}: borch {got}\n  torch {want}"));
+        }
+    }
+    let samples = match IterableDataset::iter(chain.as_ref()) {
+        Ok(it) => it
+            .map(|s| s.map(|s| encode(&s)))
+            .collect::<borch_tensor::Result<Vec<_>>>()
+            .map_or_else(|e| error_json(&e), Value::Array),
+        Err(e) => error_json(&e),
+    };
+    if !agree(&samples, &case["samples"]) {
+        return Err(format!(
+            "samples: borch {samples}, torch {}",
+            case["samples"]
+        ));
+    }
+    Ok(())
+}
+
 fn batch_case(case: &Value) -> Result<(), String> {
     match case["kind"].as_str().unwrap_or("") {
         "dataloader" | "iterable" => {
@@ -347,6 +408,7 @@ fn batch_case(case: &Value) -> Result<(), String> {
             Ok(())
         }
         "composed" => composed_split(case),
+        "chain" => chain_case(case),
         "composed_concat" => {
             let g = generator(case);
             let part = |rows: usize, base: usize| -> Rc<dyn Dataset> {
@@ -428,6 +490,7 @@ fn batches_match_torch() {
         &[
             "dataloader",
             "iterable",
+            "chain",
             "interleaved",
             "composed",
             "composed_concat",

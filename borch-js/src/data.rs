@@ -8,7 +8,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use borch_data::{
-    ConcatDataset, DataLoader, DataLoaderIter, DataLoaderOptions, Subset, TensorDataset,
+    ChainDataset, ConcatDataset, DataLoader, DataLoaderIter, DataLoaderOptions, IterableDataset,
+    SampleIter, Subset, TensorDataset,
 };
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
@@ -35,6 +36,16 @@ export interface MapDataset {
   getItem(index: number): Batch;
   readonly length: number;
 }
+/**
+ * An iterable dataset written in JavaScript (torch's `IterableDataset`): `[Symbol.iterator]()`
+ * is `__iter__` (a generator method, an `IterableDataset` subclass, a generator's object), an
+ * optional `length` is `__len__` (`loader.length` throws torch's TypeError without one).
+ */
+export interface IterableDatasetLike extends Iterable<Batch> {
+  readonly length?: number;
+}
+/** What `new DataLoader(dataset)` reads: borch-ts's datasets, a map-style or an iterable one. */
+export type DatasetSource = MapDataset | IterableDatasetLike | ChainDataset;
 export interface DataLoader {
   /** `for await (const [x, y] of loader)`: one pass, torch's order for the seed. */
   [Symbol.asyncIterator](): AsyncIterator<Batch[]>;
@@ -214,14 +225,16 @@ impl From<DataLoader> for JsDataLoader {
 #[wasm_bindgen(js_class = DataLoader)]
 impl JsDataLoader {
     /// `new DataLoader(dataset, { batchSize, shuffle, sampler, batchSampler, collateFn,
-    /// dropLast, generator })`; the dataset a borch-ts dataset or a `{ getItem(i), length }`.
+    /// dropLast, generator })`; the dataset a borch-ts dataset, a `{ getItem(i), length }`, or a
+    /// JavaScript iterable (`[Symbol.iterator]()`, torch's IterableDataset: no shuffle,
+    /// sampler or batchSampler).
     #[wasm_bindgen(constructor)]
     pub fn new(
-        dataset: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "DatasetSource")] dataset: JsValue,
         #[wasm_bindgen(unchecked_param_type = "DataLoaderOptions")] options: Option<Object>,
     ) -> JsResult<JsDataLoader> {
         let name = "DataLoader";
-        let d = values::dataset(name, &dataset)?;
+        let d = values::source(name, &dataset)?;
         let keys = [
             "sampler",
             "batch_sampler",
@@ -297,7 +310,71 @@ impl JsDataLoaderIterator {
     /// The iterator protocol's step: `{ value: batch, done: false }`, then `{ done: true }`.
     #[wasm_bindgen(unchecked_return_type = "IteratorResult<Batch[], undefined>")]
     pub fn next(&self) -> JsResult<JsValue> {
-        let next = self.0.borrow_mut().next();
+        let next = values::busy(self.0.try_borrow_mut())?.next();
+        values::step(next.map(|b| b.map_err(to_js).and_then(to_value)))
+    }
+}
+
+/// `ChainDataset(datasets)`: iterable datasets one after another (torch's `a + b` of two
+/// IterableDatasets); iterable itself (`[...chain]`, the package's index.js adds
+/// `[Symbol.iterator]`, which forwards to `iter()`).
+#[wasm_bindgen(js_name = ChainDataset)]
+pub struct JsChainDataset(Rc<ChainDataset>, Registered);
+
+#[wasm_bindgen(js_class = ChainDataset)]
+impl JsChainDataset {
+    /// `new ChainDataset([a, b, ...])`: JavaScript iterables or borch-ts's datasets (a map-style
+    /// one is refused when a pass reaches it, as torch's assertion).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "DatasetSource[]")] datasets: JsValue,
+    ) -> JsResult<JsChainDataset> {
+        let items = crate::js::elements(&datasets)?.ok_or_else(|| {
+            crate::errors::type_error("ChainDataset(): datasets must be an array")
+        })?;
+        let parts = items
+            .iter()
+            .map(|d| values::source("ChainDataset", d))
+            .collect::<JsResult<Vec<_>>>()?;
+        let d = Rc::new(ChainDataset::new(parts));
+        let r = Registered::new(Handle::Iterable(d.clone()));
+        Ok(JsChainDataset(d, r))
+    }
+
+    /// `len(chain)`: the datasets' lengths summed (torch's TypeError when one has none).
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> JsResult<usize> {
+        IterableDataset::len(self.0.as_ref()).map_err(to_js)
+    }
+
+    /// One pass: each dataset's samples in turn.
+    pub fn iter(&self) -> JsResult<JsDatasetIterator> {
+        IterableDataset::iter(self.0.as_ref()).js()
+    }
+
+    /// The registry id `DataLoader` and `ChainDataset` find this dataset by.
+    #[wasm_bindgen(getter = __borchData)]
+    pub fn data_id(&self) -> f64 {
+        self.1.id()
+    }
+}
+
+/// One pass over an iterable dataset of the core.
+#[wasm_bindgen(js_name = DatasetIterator)]
+pub struct JsDatasetIterator(RefCell<SampleIter>);
+
+impl From<SampleIter> for JsDatasetIterator {
+    fn from(it: SampleIter) -> JsDatasetIterator {
+        JsDatasetIterator(RefCell::new(it))
+    }
+}
+
+#[wasm_bindgen(js_class = DatasetIterator)]
+impl JsDatasetIterator {
+    /// The iterator protocol's step: `{ value: sample, done: false }`, then `{ done: true }`.
+    #[wasm_bindgen(unchecked_return_type = "IteratorResult<Batch, undefined>")]
+    pub fn next(&self) -> JsResult<JsValue> {
+        let next = values::busy(self.0.try_borrow_mut())?.next();
         values::step(next.map(|b| b.map_err(to_js).and_then(to_value)))
     }
 }

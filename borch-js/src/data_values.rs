@@ -1,14 +1,15 @@
 //! The values torch.utils.data's bindings exchange with JavaScript: samples and batches both ways
 //! (`Sample` ↔ tensors, numbers, strings, arrays, plain objects), a JavaScript dataset
-//! (`{ getItem(i), length }`) and `collateFn` as the core's `Dataset` and `CollateFn`, and the
-//! registry by which a dataset, sampler or generator object is found inside an options object.
+//! (`{ getItem(i), length }`, or an iterable: `[Symbol.iterator]()`) and `collateFn` as the
+//! core's `Dataset`, `IterableDataset` and `CollateFn`, and the registry by which a dataset,
+//! sampler or generator object is found inside an options object.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use borch_data::{CollateFn, Dataset, Sample, Sampler};
+use borch_data::{CollateFn, Dataset, IterableDataset, Sample, SampleIter, Sampler, Source};
 use borch_tensor::{BorchError, Generator, Result};
-use js_sys::{Array, Function, Object, Reflect};
+use js_sys::{Array, Function, Object, Reflect, Symbol};
 use wasm_bindgen::prelude::*;
 
 use crate::call::marked_float;
@@ -24,6 +25,8 @@ pub const DATA_ID: &str = "__borchData";
 pub enum Handle {
     /// A map-style dataset.
     Dataset(Rc<dyn Dataset>),
+    /// An iterable dataset of the core (`ChainDataset`).
+    Iterable(Rc<dyn IterableDataset>),
     /// A sampler of indices.
     Sampler(Rc<dyn Sampler>),
     /// A batch sampler.
@@ -99,6 +102,28 @@ pub fn dataset(name: &str, v: &JsValue) -> JsResult<Rc<dyn Dataset>> {
         get_item,
         len: len as usize,
     }))
+}
+
+/// What a DataLoader (or a `ChainDataset`) reads: a borch-ts dataset, a `{ getItem(i), length }`
+/// object (map-style), or a JavaScript iterable (an object with `[Symbol.iterator]()`: an
+/// `IterableDataset` subclass, a generator's object) as torch's `IterableDataset`, its `length`
+/// (if it has one) as `__len__`. Arrays and borch-ts's other objects (samplers) are not iterable
+/// datasets: `dataset` refuses them as before.
+pub fn source(name: &str, v: &JsValue) -> JsResult<Source> {
+    match handle(v) {
+        Some(Handle::Dataset(d)) => return Ok(Source::Map(d)),
+        Some(Handle::Iterable(d)) => return Ok(Source::Iterable(d)),
+        Some(_) => return dataset(name, v).map(Source::Map),
+        None => {}
+    }
+    if v.is_object() && !crate::js::is_array(v)? {
+        let get_item = Reflect::get(v, &"getItem".into())?;
+        let iterator = Reflect::get(v, &Symbol::iterator().into())?;
+        if get_item.is_undefined() && iterator.is_function() {
+            return Ok(Source::Iterable(Rc::new(JsIterable { object: v.clone() })));
+        }
+    }
+    dataset(name, v).map(Source::Map)
 }
 
 /// A list of numbers (`weights`), as float64.
@@ -215,11 +240,131 @@ impl Dataset for JsDataset {
     }
 }
 
+/// A JavaScript iterable dataset: each pass calls `[Symbol.iterator]()` and steps the iterator
+/// it returns; `length`, when the object has one, is its `__len__`.
+struct JsIterable {
+    object: JsValue,
+}
+
+impl IterableDataset for JsIterable {
+    fn iter(&self) -> Result<SampleIter> {
+        let make = Reflect::get(&self.object, &Symbol::iterator().into()).map_err(js_error)?;
+        let make = make.dyn_into::<Function>().map_err(|v| {
+            BorchError::Type(format!(
+                "the dataset's [Symbol.iterator] must be a function, not {}",
+                crate::js::describe(&v)
+            ))
+        })?;
+        let iterator = make.call0(&self.object).map_err(js_error)?;
+        let next = if iterator.is_object() {
+            Reflect::get(&iterator, &"next".into()).map_err(js_error)?
+        } else {
+            JsValue::UNDEFINED
+        };
+        let next = next.dyn_into::<Function>().map_err(|_| {
+            BorchError::Type(format!(
+                "the dataset's [Symbol.iterator]() returned {}, not an iterator (an object with \
+                 next())",
+                crate::js::describe(&iterator)
+            ))
+        })?;
+        Ok(Box::new(JsIterator {
+            iterator,
+            next,
+            done: false,
+        }))
+    }
+
+    fn len(&self) -> Result<usize> {
+        let length = Reflect::get(&self.object, &"length".into()).map_err(js_error)?;
+        if length.is_undefined() {
+            return Err(BorchError::Type(format!(
+                "object of type '{}' has no len()",
+                crate::js::type_name(&self.object)
+            )));
+        }
+        length
+            .as_f64()
+            .filter(|n| *n >= 0.0 && n.fract() == 0.0)
+            .map(|n| n as usize)
+            .ok_or_else(|| {
+                BorchError::Type(format!(
+                    "the dataset's length must be a non-negative integer, not {}",
+                    crate::js::describe(&length)
+                ))
+            })
+    }
+}
+
+/// One pass over a JavaScript iterable: the iterator protocol's `next()`, each `value` a sample.
+/// A pass left before its end calls the iterator's `return()` (as `for ... of` does), so a
+/// generator's `finally` runs.
+struct JsIterator {
+    iterator: JsValue,
+    next: Function,
+    done: bool,
+}
+
+impl Iterator for JsIterator {
+    type Item = Result<Sample>;
+
+    fn next(&mut self) -> Option<Result<Sample>> {
+        if self.done {
+            return None;
+        }
+        let step = self.next.call0(&self.iterator).and_then(|step| {
+            if !step.is_object() {
+                return Err(type_error(format!(
+                    "the dataset's iterator returned {} from next(), not an object {{ value, done }}",
+                    crate::js::describe(&step)
+                )));
+            }
+            let done = Reflect::get(&step, &"done".into())?.is_truthy();
+            let value = (!done)
+                .then(|| Reflect::get(&step, &"value".into()))
+                .transpose()?;
+            Ok(value)
+        });
+        match step {
+            Ok(Some(value)) => Some(sample(&value).map_err(js_error)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(js_error(e)))
+            }
+        }
+    }
+}
+
+impl Drop for JsIterator {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        if let Ok(finish) = Reflect::get(&self.iterator, &"return".into()) {
+            if let Ok(finish) = finish.dyn_into::<Function>() {
+                let _ = finish.call0(&self.iterator);
+            }
+        }
+    }
+}
+
 /// A thrown JavaScript value as a core error of the same kind (its `kind`, `type` or `name`).
+/// A Python exception from Pyodide (a `PythonError`: `type` names its class, `message` is the
+/// whole traceback) keeps only its last line's message, as Python prints it after the class.
 fn js_error(e: JsValue) -> BorchError {
     let field = |k: &str| Reflect::get(&e, &k.into()).ok().and_then(|v| v.as_string());
-    let message = field("message").unwrap_or_else(|| crate::js::describe(&e));
+    let mut message = field("message").unwrap_or_else(|| crate::js::describe(&e));
     // `kind`: borch's errors; `type`: Pyodide's PythonError names the Python exception's class.
+    if let Some(class) = field("type") {
+        let prefix = format!("{class}: ");
+        if let Some(last) = message.lines().rev().find_map(|l| l.strip_prefix(&prefix)) {
+            message = last.to_string();
+        }
+    }
     let kind = field("kind")
         .or_else(|| field("type"))
         .or_else(|| field("name"));
@@ -229,6 +374,7 @@ fn js_error(e: JsValue) -> BorchError {
         Some("KeyError") => BorchError::Key(message),
         Some("ValueError") => BorchError::Value(message),
         Some("NotImplementedError") => BorchError::NotImplemented(message),
+        Some("AssertionError") => BorchError::Value(message),
         _ => BorchError::Runtime(message),
     }
 }
@@ -316,6 +462,16 @@ pub fn to_value(sample: Sample) -> JsResult<JsValue> {
             }
             out.into()
         }
+    })
+}
+
+/// A pass borrowed for its next step, or torch's RuntimeError when that pass is already stepping
+/// (a dataset's own iterator or `getItem` asked the same pass for its next batch).
+pub fn busy<T>(borrowed: std::result::Result<T, std::cell::BorrowMutError>) -> JsResult<T> {
+    borrowed.map_err(|_| {
+        crate::errors::to_js(BorchError::Runtime(
+            "this pass is already running (its dataset asked it for its next item)".into(),
+        ))
     })
 }
 

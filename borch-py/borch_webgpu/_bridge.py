@@ -12,8 +12,9 @@ rest of the package is the same Python on both, and uses only this module's name
 - ``to_js_value``, ``from_js``, ``keywords``, ``JsObject``, ``JsException``, ``jsnull``,
   ``is_tensor``, ``class_name``: values across the bridge
 - ``operator(name)``: the function of a Tensor operator (``__add__``) for torch's op ``name``
-- ``proxy(fn)``, ``releasable(fn)``, ``bytes_in(data)``, ``bytes_out(result)``: callbacks
-  (``releasable``: one the core keeps and releases, a checkpoint's) and byte buffers
+- ``proxy(fn)``, ``releasable(fn)``, ``iterable(obj)``, ``bytes_in(data)``, ``bytes_out(result)``:
+  callbacks (``releasable``: one the core keeps and releases, a checkpoint's), a Python iterable
+  the core iterates (an IterableDataset's samples) and byte buffers
 - ``BACKEND`` (``"pyodide"`` or ``"native"``), ``cuda_notice()``
 
 Here also what is the same on both: names (snake_case -> camelCase), dtypes, ``Size``, the

@@ -16,8 +16,8 @@ BACKEND = "native"
 
 __all__ = [
     "BACKEND", "JsException", "JsObject", "attribute", "bt", "bytes_in", "bytes_out", "call",
-    "class_name", "cuda_notice", "forwarder", "from_js", "is_tensor", "jsnull", "keywords",
-    "operator", "proxy", "releasable", "reraise", "settle", "to_js_value",
+    "class_name", "cuda_notice", "forwarder", "from_js", "is_tensor", "iterable", "jsnull",
+    "keywords", "operator", "proxy", "releasable", "reraise", "settle", "to_js_value",
 ]
 
 # What a failed core call raises (the Pyodide side's JsException).
@@ -27,7 +27,8 @@ jsnull = None
 
 NATIVE_OBJECTS = (_native.Optimizer, _native.ParamGroup, _native.LRScheduler, _native.Scope,
                   _native.Dataset, _native.DataLoader, _native.Pass, _native.Generator,
-                  _native.Sampler, _native.SamplerPass, _native.Transform, _native.Loaded)
+                  _native.Sampler, _native.SamplerPass, _native.Transform, _native.Loaded,
+                  _native.ChainDataset, _native.DatasetPass)
 
 
 def reraise(e):
@@ -196,7 +197,10 @@ class JsObject:
         call(self._subscript("set"), (key, value), {})
 
     def __len__(self):
-        length = getattr(self._js, "length", MISSING)
+        try:
+            length = getattr(self._js, "length", MISSING)
+        except _native.NativeError as e:
+            reraise(e)
         if length is MISSING:
             raise TypeError(f"object of type '{type(self).__name__}' has no len()")
         return length
@@ -211,6 +215,11 @@ class JsObject:
 def proxy(fn):
     """A Python callable as the native side takes it: itself."""
     return fn
+
+
+def iterable(obj):
+    """A Python iterable as the native side takes it: itself (``iter`` each pass, ``len``)."""
+    return obj
 
 
 def releasable(fn):
@@ -442,6 +451,7 @@ bt = Namespace(
             "TensorDataset": NativeClass("TensorDataset", _native.new_tensor_dataset),
             "Subset": NativeClass("Subset", _native.new_subset),
             "ConcatDataset": NativeClass("ConcatDataset", _native.new_concat_dataset),
+            "ChainDataset": NativeClass("ChainDataset", _native.new_chain_dataset),
             "DataLoader": NativeClass("DataLoader", _native.new_data_loader),
             "SequentialSampler": NativeClass("SequentialSampler", _native.new_sequential_sampler),
             "RandomSampler": NativeClass("RandomSampler", _native.new_random_sampler),

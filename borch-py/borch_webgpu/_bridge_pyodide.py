@@ -16,8 +16,8 @@ BACKEND = "pyodide"
 
 __all__ = [
     "BACKEND", "JsException", "JsObject", "attribute", "bt", "bytes_in", "bytes_out", "call",
-    "class_name", "cuda_notice", "forwarder", "from_js", "is_tensor", "jsnull", "keywords",
-    "operator", "proxy", "releasable", "reraise", "settle", "to_js_value",
+    "class_name", "cuda_notice", "forwarder", "from_js", "is_tensor", "iterable", "jsnull",
+    "keywords", "operator", "proxy", "releasable", "reraise", "settle", "to_js_value",
 ]
 
 try:
@@ -223,10 +223,14 @@ class JsObject:
         call(self._subscript("set"), (key, value), {})
 
     def __len__(self):
-        """``len(obj)``: borch-ts's ``length``."""
+        """``len(obj)``: borch-ts's ``length`` (a DataLoader's over an IterableDataset without
+        ``__len__`` throws torch's TypeError)."""
         if not js.Reflect.has(self._js, "length"):
             raise TypeError(f"object of type '{type(self).__name__}' has no len()")
-        return self._js.length
+        try:
+            return self._js.length
+        except JsException as e:
+            reraise(e)
 
     def _subscript(self, method):
         if js.Reflect.has(self._js, method):
@@ -239,6 +243,12 @@ class JsObject:
 def proxy(fn):
     """A Python callable as a JavaScript function (kept alive until destroyed)."""
     return create_proxy(fn)
+
+
+def iterable(obj):
+    """A Python iterable (``__iter__``, ``__len__``) as a JavaScript one: Pyodide's proxy has
+    ``[Symbol.iterator]`` and a ``length`` that calls ``len`` (kept alive until destroyed)."""
+    return create_proxy(obj)
 
 
 # A JavaScript function over a callable's proxy whose ``borchRelease`` destroys the proxy: the

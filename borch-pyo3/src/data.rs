@@ -1,7 +1,8 @@
 //! `torch.utils.data`'s `TensorDataset`, `Subset`, `ConcatDataset` and `DataLoader` (borch-data),
 //! answering borch-ts's names (`length`, `getItem`, `iter()`, a pass's `next()` as `{done,
 //! value}`). A dataset written in Python reaches the core as the `{getItem, length}` dict the
-//! shared layer makes of it (utils/data.py `_dataset`), a `collate_fn` as a Python callable;
+//! shared layer makes of it (utils/data.py `_dataset`), an iterable one as a Python iterable
+//! (data_iterable.rs), a `collate_fn` as a Python callable;
 //! both are called back while the loader runs. With the same seed a shuffled loader gives torch's
 //! batches in torch's order, as borch-ts's does.
 
@@ -282,7 +283,7 @@ pub fn new_data_loader(args: &Bound<'_, PyTuple>) -> PyResult<PyDataLoader> {
             }
         }
     }
-    let d = dataset_of("DataLoader", dataset)?;
+    let d = crate::data_iterable::source_of("DataLoader", dataset)?;
     Ok(PyDataLoader(DataLoader::new(d, options).map_err(err)?))
 }
 

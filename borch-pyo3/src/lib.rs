@@ -7,6 +7,7 @@
 
 mod convert;
 mod data;
+mod data_iterable;
 mod errors;
 mod fast_method;
 mod functions;
@@ -77,6 +78,9 @@ fn _native(m: &Bound<'_, pyo3::types::PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(data::new_subset, m)?)?;
     m.add_function(wrap_pyfunction!(data::new_concat_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(data::new_data_loader, m)?)?;
+    m.add_class::<data_iterable::PyChainDataset>()?;
+    m.add_class::<data_iterable::PyDatasetPass>()?;
+    m.add_function(wrap_pyfunction!(data_iterable::new_chain_dataset, m)?)?;
     m.add_class::<samplers::PyGenerator>()?;
     m.add_class::<samplers::PySampler>()?;
     m.add_class::<samplers::PySamplerPass>()?;

@@ -204,5 +204,21 @@ export async function typed(): Promise<number> {
   }
   // @ts-expect-error the options are an object of torch's keywords
   new torch.data.DataLoader(new torch.data.TensorDataset([x]), 2);
+  // An iterable dataset written in JavaScript (torch's IterableDataset), and a ChainDataset.
+  class Numbers extends torch.data.IterableDataset {
+    constructor(readonly n: number) {
+      super();
+    }
+    *[Symbol.iterator]() {
+      for (let i = 0; i < this.n; i += 1) yield torch.tensor([i]);
+    }
+  }
+  const chain = new torch.data.ChainDataset([new Numbers(2), { *[Symbol.iterator]() { yield 1; }, length: 1 }]);
+  const chainCount: number = chain.length + [...chain].length;
+  new torch.data.DataLoader(new Numbers(10), { batchSize: 4, dropLast: false });
+  new torch.data.DataLoader(chain, { batchSize: null });
+  // @ts-expect-error a number is not a dataset
+  new torch.data.DataLoader(3);
+  void chainCount;
   return dim0 + shape.length + used.length + layers + replays + batches;
 }

@@ -2,7 +2,9 @@
 real torch by tests/data/fixtures_torch.py, replayed with ``borch_webgpu.utils.data`` written as
 torch's code is — samplers, ``random_split``, DataLoader passes (the global generator or a
 ``Generator``, ``sampler=``, ``batch_sampler=``, a Python ``Dataset`` with a ``collate_fn``),
-``ConcatDataset`` lookups, ``default_collate``. Expected values are torch's only. Run inside
+``IterableDataset`` subclasses (a generator ``__iter__``, or one returning an iterator, with
+``default_collate`` as a ``collate_fn``), ``ChainDataset`` and ``a + b``, ``ConcatDataset``
+lookups, ``default_collate`` and torch's construction checks. Expected values are torch's only. Run inside
 Pyodide by tests/browser/pages/golden_py.mjs; ``run`` returns the summary line and the failures."""
 
 import json
@@ -251,6 +253,116 @@ def collate_case(c):
     return None if agree(got, want) else f"borch {got}, torch {want}"
 
 
+class Numbers(data.IterableDataset):
+    """torch's ``Numbers(data.IterableDataset)``: the ints 0..n, or float tensors ``[i]``; a
+    generator as ``__iter__``."""
+
+    def __init__(self, n, tensors=False):
+        self.n, self.tensors = n, tensors
+
+    def __iter__(self):
+        for i in range(self.n):
+            yield torch.tensor([float(i)]) if self.tensors else i
+
+    def __len__(self):
+        return self.n
+
+
+class Counted(data.IterableDataset):
+    """The same samples, ``__iter__`` returning an iterator (torch's textbook form)."""
+
+    def __init__(self, n, tensors=False):
+        self.n, self.tensors = n, tensors
+
+    def __iter__(self):
+        return iter(torch.tensor([float(i)]) if self.tensors else i for i in range(self.n))
+
+    def __len__(self):
+        return self.n
+
+
+class Unsized(data.IterableDataset):
+    def __iter__(self):
+        return iter(range(3))
+
+
+def iterable_case(c):
+    o = c["options"]
+    for cls in (Numbers, Counted):
+        torch.manual_seed(c["seed"])
+        kwargs = {"batch_size": o["batch_size"], "drop_last": o["drop_last"]}
+        if cls is Counted and o["batch_size"] is not None:
+            kwargs["collate_fn"] = data.default_collate
+        loader = data.DataLoader(cls(c["n"], c.get("samples") == "tensor"), **kwargs)
+        if len(loader) != c["len"]:
+            return f"len {len(loader)}, torch {c['len']} ({cls.__name__})"
+        for i, want in enumerate(c["passes"]):
+            got = loader_pass(loader)
+            if not agree(got, as_borch(want)):
+                return f"pass {i} ({cls.__name__}): borch {got}\n  torch {want}"
+    return None
+
+
+def chain_case(c):
+    parts = [Numbers(p["n"]) if "n" in p else data.TensorDataset(torch.arange(p["map"])) for p in c["parts"]]
+    chain = parts[0] + parts[1] if c["add"] else data.ChainDataset(parts)
+    if not isinstance(chain, data.ChainDataset):
+        return f"{type(chain).__name__}, not a ChainDataset"
+    loader = data.DataLoader(chain, batch_size=c["options"]["batch_size"])
+    try:
+        length = len(loader)
+    except Exception as e:
+        length = error_of(e)
+    if not agree(length, c["len"]):
+        return f"len: borch {length}, torch {c['len']}"
+    for i, want in enumerate(c["passes"]):
+        got = loader_pass(loader)
+        if not agree(got, as_borch(want)):
+            return f"pass {i}: borch {got}\n  torch {want}"
+    samples = loader_pass(chain)
+    return None if agree(samples, as_borch(c["samples"])) else f"samples: borch {samples}, torch {c['samples']}"
+
+
+def construct_calls():
+    """The fixture's construction checks, as torch's code writes them (torch's ``sampler=[0, 1]``
+    is a SequentialSampler: borch's sampler option takes its samplers only)."""
+    ds = data.TensorDataset(torch.zeros(4, 2))
+    seq = data.SequentialSampler
+    return {
+        "dataloader_sampler_and_shuffle": lambda: data.DataLoader(ds, sampler=seq(ds), shuffle=True),
+        "dataloader_batch_sampler_and_batch_size": lambda: data.DataLoader(
+            ds, batch_sampler=data.BatchSampler(seq(ds), 2, False), batch_size=2),
+        "dataloader_batch_sampler_and_drop_last": lambda: data.DataLoader(
+            ds, batch_sampler=data.BatchSampler(seq(ds), 2, False), drop_last=True),
+        "dataloader_no_batch_and_drop_last": lambda: data.DataLoader(ds, batch_size=None, drop_last=True),
+        "dataloader_batch_size_0": lambda: data.DataLoader(ds, batch_size=0),
+        "iterable_shuffle": lambda: data.DataLoader(Unsized(), shuffle=True),
+        "iterable_shuffle_false": lambda: data.DataLoader(Unsized(), shuffle=False),
+        "iterable_sampler": lambda: data.DataLoader(Unsized(), sampler=seq(ds)),
+        "iterable_batch_sampler": lambda: data.DataLoader(Unsized(), batch_sampler=data.BatchSampler(seq(ds), 2, False)),
+        "iterable_len": lambda: len(data.DataLoader(Unsized())),
+        "batch_sampler_0": lambda: data.BatchSampler(seq(ds), 0, False),
+        "random_sampler_num_samples_0": lambda: data.RandomSampler(ds, num_samples=0),
+        "random_sampler_empty": lambda: data.RandomSampler([]),
+        "weighted_num_samples_0": lambda: data.WeightedRandomSampler([1.0], 0),
+        "tensor_dataset_mismatch": lambda: data.TensorDataset(torch.zeros(2), torch.zeros(3)),
+        "concat_empty": lambda: data.ConcatDataset([]),
+        "subset_out_of_range": lambda: data.Subset(ds, [0, 1])[2],
+        "tensor_dataset_out_of_range": lambda: ds[4],
+        "tensor_dataset_negative": lambda: encode(ds[-1]),
+    }
+
+
+def construct_case(c):
+    try:
+        out = construct_calls()[c["what"]]()
+        out = out if isinstance(out, (dict, int)) else "ok"
+    except Exception as e:
+        out = error_of(e)
+    want = as_borch(c["expected"])
+    return None if agree(out, want) else f"borch {out}, torch {want}"
+
+
 HANDLERS = {
     "random_sampler": sampler_case,
     "subset_random": sampler_case,
@@ -259,8 +371,11 @@ HANDLERS = {
     "random_split": sampler_case,
     "dataloader": dataloader_case,
     "composed": composed_case,
+    "iterable": iterable_case,
+    "chain": chain_case,
     "concat": concat_case,
     "collate": collate_case,
+    "construct": construct_case,
 }
 
 
@@ -278,20 +393,38 @@ def bad_batch(batch):
     raise TypeError("bad batch")
 
 
+class FailingIterable(data.IterableDataset):
+    def __iter__(self):
+        yield torch.zeros(1)
+        raise KeyError("no sample 1")
+
+
+ERROR_CHECKS = 8
+
+
 def error_checks():
-    """A Python dataset's exception keeps its class through borch-ts; torch's option errors."""
+    """A Python dataset's exception keeps its class through borch-ts; torch's option errors; an
+    IterableDataset's: its own exception, torch's exact TypeError and ValueError (``=``: the whole
+    message, no traceback around it), the abstract ``__iter__``."""
     out = []
     for what, make, kind, words in (
         ("__getitem__ raises", lambda: list(data.DataLoader(Failing(), batch_size=2)), IndexError, "no sample 1"),
         ("collate_fn raises", lambda: list(data.DataLoader(Failing(), batch_size=1, collate_fn=bad_batch)), TypeError, "bad batch"),
         ("num_workers", lambda: data.DataLoader(Failing(), num_workers=2), NotImplementedError, "num_workers"),
         ("sampler and shuffle", lambda: data.DataLoader(Failing(), sampler=data.SequentialSampler(Failing()), shuffle=True), ValueError, "mutually exclusive with shuffle"),
+        ("an IterableDataset raises", lambda: list(data.DataLoader(FailingIterable(), batch_size=2)), KeyError, "no sample 1"),
+        ("len without __len__", lambda: len(data.DataLoader(Unsized())), TypeError, "=object of type 'Unsized' has no len()"),
+        ("shuffle with an IterableDataset", lambda: data.DataLoader(Unsized(), shuffle=True), ValueError,
+         "=DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle=True"),
+        ("IterableDataset without __iter__", lambda: type("Empty", (data.IterableDataset,), {})(), TypeError, "Can't instantiate abstract class Empty"),
     ):
         try:
             make()
             out.append(f"errors/{what}: no error")
         except Exception as e:  # the class must be the expected one
-            if not isinstance(e, kind) or words not in str(e):
+            text = str(e).strip("'")  # a KeyError's str is its key's repr
+            said = text == words[1:] if words.startswith("=") else words in text
+            if not isinstance(e, kind) or not said:
                 out.append(f"errors/{what}: {type(e).__name__}: {e}")
     return out
 
@@ -318,7 +451,7 @@ def run(cases_json, adapter="", log=print, label="golden[py]"):
     listed = ", ".join(f"{k} {n}" for k, n in missing.items())
     summary = (
         f"{label} data: {agreeing} agreeing / {len(failures)} disagreeing / "
-        f"{sum(missing.values())} not implemented ({listed}); error checks {4 - len(errors)} / 4 "
+        f"{sum(missing.values())} not implemented ({listed}); error checks {ERROR_CHECKS - len(errors)} / {ERROR_CHECKS} "
         f"[{adapter}] in {time.time() - started:.1f} s"
     )
     log(summary)

@@ -292,6 +292,67 @@ def iterables():
                 len=len(loader), passes=[[encode(b) for b in loader] for _ in range(2)],
                 after=after(None))
 
+    # The textbook form: each sample a float tensor [i] (default_collate stacks them).
+    class Tensors(data.IterableDataset):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            return iter(torch.tensor([float(i)]) for i in range(self.n))
+
+        def __len__(self):
+            return self.n
+
+    for n, bs, drop_last in ((10, 4, False), (10, 4, True), (10, None, False), (5, 5, False)):
+        torch.manual_seed(n)
+        loader = data.DataLoader(Tensors(n), batch_size=bs, drop_last=drop_last)
+        add(f"iterable/tensors_n{n}_b{bs}_d{int(drop_last)}", "iterable", n=n, samples="tensor",
+            options={"batch_size": bs, "drop_last": drop_last}, gen="global", seed=n,
+            len=len(loader), passes=[[encode(b) for b in loader] for _ in range(2)],
+            after=after(None))
+
+
+def chains():
+    """ChainDataset (and IterableDataset + IterableDataset) through a DataLoader. `parts`: an
+    iterable dataset of `n` ints ({"n": n}) or a map-style TensorDataset of arange(k)
+    ({"map": k}), which torch refuses (an AssertionError) when the pass or len reaches it."""
+
+    class Numbers(data.IterableDataset):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            return iter(range(self.n))
+
+        def __len__(self):
+            return self.n
+
+    def part(p):
+        return Numbers(p["n"]) if "n" in p else data.TensorDataset(torch.arange(p["map"]))
+
+    def one_pass(loader):
+        try:
+            return [encode(b) for b in loader]
+        except Exception as e:  # noqa: BLE001
+            return error(e)
+
+    for name, parts, add_op, bs in (
+        ("three", [{"n": 3}, {"n": 0}, {"n": 2}], False, 2),
+        ("add", [{"n": 3}, {"n": 4}], True, 3),
+        ("unbatched", [{"n": 2}, {"n": 1}], False, None),
+        ("map_part", [{"n": 3}, {"map": 3}], False, 2),
+    ):
+        datasets = [part(p) for p in parts]
+        chain = datasets[0] + datasets[1] if add_op else data.ChainDataset(datasets)
+        loader = data.DataLoader(chain, batch_size=bs)
+        try:
+            length = len(loader)
+        except Exception as e:  # noqa: BLE001
+            length = error(e)
+        add(f"chain/{name}", "chain", parts=parts, add=add_op, options={"batch_size": bs},
+            len=length, passes=[one_pass(loader) for _ in range(2)],
+            samples=one_pass(chain))
+
 
 def collates():
     samples = {
@@ -355,7 +416,9 @@ def construct_errors():
             ds, batch_size=None, drop_last=True),
         "dataloader_batch_size_0": lambda: data.DataLoader(ds, batch_size=0),
         "iterable_shuffle": lambda: data.DataLoader(Numbers(), shuffle=True),
+        "iterable_shuffle_false": lambda: data.DataLoader(Numbers(), shuffle=False),
         "iterable_sampler": lambda: data.DataLoader(Numbers(), sampler=[0, 1]),
+        "iterable_batch_sampler": lambda: data.DataLoader(Numbers(), batch_sampler=[[0, 1]]),
         "iterable_len": lambda: len(data.DataLoader(Numbers())),
         "batch_sampler_0": lambda: data.BatchSampler(data.SequentialSampler(ds), 0, False),
         "random_sampler_num_samples_0": lambda: data.RandomSampler(ds, num_samples=0),
@@ -386,6 +449,7 @@ def main():
     splits()
     loaders()
     iterables()
+    chains()
     interleaved()
     composed()
     collates()

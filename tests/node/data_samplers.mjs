@@ -52,6 +52,20 @@ async function main() {
   await expectThrow('ToTensor inside a dataset transform', () => torch.vision.datasets.CIFAR100.fromBytes(new Uint8Array(0), { transform: torch.vision.transforms.Compose([torch.vision.transforms.ToTensor()]) }), 'TypeError', 'leave ToTensor');
   await expectThrow('ToTensor not first', () => torch.vision.transforms.Compose([torch.vision.transforms.RandomHorizontalFlip(), torch.vision.transforms.ToTensor()]), 'TypeError', 'first');
   await expectThrow('unknown transform option', () => torch.vision.transforms.RandomCrop(4, { paddingMod: 'edge' }), 'TypeError', 'padding_mod');
+  // Iterable datasets written in JavaScript: a subclass without [Symbol.iterator], a generator
+  // that throws, an iterator that is not one; an array is no dataset (as before).
+  const drain = async (loader) => { for await (const b of loader) void b; };
+  await expectThrow('IterableDataset without [Symbol.iterator]', () => drain(new D.DataLoader(new (class Empty extends D.IterableDataset {})())), 'NotImplementedError', 'should implement [Symbol.iterator]()');
+  await expectThrow('an iterable dataset throws', () => drain(new D.DataLoader({ *[Symbol.iterator]() { yield 0; throw new RangeError('no sample 1'); } }, { batchSize: 2 })), 'IndexError', 'no sample 1');
+  await expectThrow('[Symbol.iterator]() returns no iterator', () => drain(new D.DataLoader({ [Symbol.iterator]: () => 5 })), 'TypeError', 'not an iterator');
+  await expectThrow('an array as a dataset', () => new D.DataLoader([1, 2]), 'TypeError', 'getItem(i) and');
+  await expectThrow('len of an iterable dataset without length', () => new D.DataLoader({ *[Symbol.iterator]() { yield 0; } }).length, 'TypeError', "object of type 'Object' has no len()");
+  // Leaving a pass early (break) ends the dataset's generator (its finally runs), as for ... of.
+  checked += 1;
+  let finished = false;
+  const endless = { *[Symbol.iterator]() { try { for (let i = 0; ; i += 1) yield i; } finally { finished = true; } } };
+  for await (const b of new D.DataLoader(endless, { batchSize: 2 })) { void b; break; }
+  if (!finished) errors.push('break out of a loader pass: the iterable dataset\'s generator was not ended');
   const alive = (await torch.ones([2]).sum().item()) === 2;
   console.log(`data[node] errors: ${checked - errors.length} / ${checked} raise torch's error kind with the message; instance ${alive ? 'alive' : 'DEAD'}`);
   if (!alive) errors.push('the instance did not survive');

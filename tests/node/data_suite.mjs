@@ -1,7 +1,9 @@
 // The "data" golden family for borch-ts: tests/data/cases.json (frozen from real torch by
 // tests/data/fixtures_torch.py) replayed through borch-ts's torch.utils.data — sampler passes,
 // random_split, DataLoader passes (global or own Generator, sampler=, batchSampler=, a
-// JavaScript dataset with collateFn), ConcatDataset lookups and torch's construction errors.
+// JavaScript dataset with collateFn), iterable datasets written in JavaScript (an
+// IterableDataset subclass, a plain object with a generator method) and ChainDataset,
+// ConcatDataset lookups and torch's construction errors.
 // Expected values are torch's only. Shared by tests/node/data_samplers.mjs (Node) and usable from
 // a page; `torch` is the loaded package.
 
@@ -211,14 +213,90 @@ async function collateCase(torch, c) {
   return agree(got, want) ? null : `borch ${JSON.stringify(got)}, torch ${JSON.stringify(want)}`;
 }
 
-// torch's construction checks and lookups (the iterable-dataset ones are not replayable: borch-ts
-// has no IterableDataset written in JavaScript yet).
+// torch's `Numbers(data.IterableDataset)`: the ints 0..n (or float tensors [i]), a generator
+// method as `__iter__`, `length` as `__len__` (none when `sized` is false).
+const NUMBERS = new WeakMap();
+function numbersClass(torch) {
+  if (!NUMBERS.has(torch)) {
+    class Numbers extends torch.data.IterableDataset {
+      constructor(n, tensors = false) {
+        super();
+        this.n = n;
+        this.tensors = tensors;
+      }
+
+      *[Symbol.iterator]() {
+        for (let i = 0; i < this.n; i += 1) yield this.tensors ? torch.tensor([i], { dtype: 'float32' }) : i;
+      }
+    }
+    class SizedNumbers extends Numbers {
+      get length() {
+        return this.n;
+      }
+    }
+    NUMBERS.set(torch, { Numbers, SizedNumbers });
+  }
+  return NUMBERS.get(torch);
+}
+
+// `plain`: the same samples from a plain object (a generator method and a length), with
+// defaultCollate as the collateFn when batching, so the callback path runs too.
+async function iterableCase(torch, c) {
+  const { SizedNumbers } = numbersClass(torch);
+  const tensors = c.samples === 'tensor';
+  for (const plain of [false, true]) {
+    torch.manualSeed(c.seed);
+    const dataset = plain
+      ? { length: c.n, *[Symbol.iterator]() { for (let i = 0; i < c.n; i += 1) yield tensors ? torch.tensor([i], { dtype: 'float32' }) : i; } }
+      : new SizedNumbers(c.n, tensors);
+    const options = { batchSize: c.options.batch_size, dropLast: c.options.drop_last };
+    if (plain && options.batchSize !== null) options.collateFn = (samples) => torch.data.defaultCollate(samples);
+    const loader = new torch.data.DataLoader(dataset, options);
+    if (loader.length !== c.len) return `length ${loader.length}, torch ${c.len} (plain ${plain})`;
+    for (const [i, want] of c.passes.entries()) {
+      const got = await loaderPass(torch, loader);
+      if (!agree(got, asBorch(want))) return `pass ${i} (plain ${plain}): borch ${JSON.stringify(got)}\n  torch ${JSON.stringify(want)}`;
+    }
+  }
+  return null;
+}
+
+// ChainDataset of Numbers (and a TensorDataset, which torch refuses when the pass reaches it);
+// torch's `a + b` is the same chain of two.
+async function chainCase(torch, c) {
+  const { SizedNumbers } = numbersClass(torch);
+  const parts = c.parts.map((p) => ('n' in p ? new SizedNumbers(p.n) : new torch.data.TensorDataset([torch.arange(p.map)])));
+  const chain = new torch.data.ChainDataset(parts);
+  const loader = new torch.data.DataLoader(chain, { batchSize: c.options.batch_size });
+  let len;
+  try {
+    len = loader.length;
+  } catch (e) {
+    len = errorOf(e);
+  }
+  if (!agree(len, c.len)) return `length: borch ${JSON.stringify(len)}, torch ${JSON.stringify(c.len)}`;
+  for (const [i, want] of c.passes.entries()) {
+    const got = await loaderPass(torch, loader);
+    if (!agree(got, asBorch(want))) return `pass ${i}: borch ${JSON.stringify(got)}\n  torch ${JSON.stringify(want)}`;
+  }
+  let samples = pass(chain);
+  if (Array.isArray(samples)) samples = await Promise.all(samples.map((s) => encode(s, torch)));
+  return agree(samples, asBorch(c.samples)) ? null : `samples: borch ${JSON.stringify(samples)}, torch ${JSON.stringify(c.samples)}`;
+}
+
+// torch's construction checks and lookups (torch's `sampler=[0, 1]` is a SequentialSampler here:
+// borch-ts's sampler option takes its samplers only).
 const CONSTRUCT = {
   dataloader_sampler_and_shuffle: (t, ds) => new t.data.DataLoader(ds, { sampler: new t.data.SequentialSampler(ds), shuffle: true }),
   dataloader_batch_sampler_and_batch_size: (t, ds) => new t.data.DataLoader(ds, { batchSampler: new t.data.BatchSampler(new t.data.SequentialSampler(ds), 2, false), batchSize: 2 }),
   dataloader_batch_sampler_and_drop_last: (t, ds) => new t.data.DataLoader(ds, { batchSampler: new t.data.BatchSampler(new t.data.SequentialSampler(ds), 2, false), dropLast: true }),
   dataloader_no_batch_and_drop_last: (t, ds) => new t.data.DataLoader(ds, { batchSize: null, dropLast: true }),
   dataloader_batch_size_0: (t, ds) => new t.data.DataLoader(ds, { batchSize: 0 }),
+  iterable_shuffle: (t) => new t.data.DataLoader(new (numbersClass(t).Numbers)(3), { shuffle: true }),
+  iterable_shuffle_false: (t) => new t.data.DataLoader(new (numbersClass(t).Numbers)(3), { shuffle: false }),
+  iterable_sampler: (t, ds) => new t.data.DataLoader(new (numbersClass(t).Numbers)(3), { sampler: new t.data.SequentialSampler(ds) }),
+  iterable_batch_sampler: (t, ds) => new t.data.DataLoader(new (numbersClass(t).Numbers)(3), { batchSampler: new t.data.BatchSampler(new t.data.SequentialSampler(ds), 2, false) }),
+  iterable_len: (t) => new t.data.DataLoader(new (numbersClass(t).Numbers)(3)).length,
   batch_sampler_0: (t, ds) => new t.data.BatchSampler(new t.data.SequentialSampler(ds), 0, false),
   random_sampler_num_samples_0: (t, ds) => new t.data.RandomSampler(ds, { numSamples: 0 }),
   random_sampler_empty: (t) => new t.data.RandomSampler({ length: 0, getItem: () => 0 }),
@@ -253,6 +331,8 @@ export async function runDataSuite(torch, cases, filter = '') {
     random_split: samplerCase,
     dataloader: dataloaderCase,
     composed: composedCase,
+    iterable: iterableCase,
+    chain: chainCase,
     concat: concatCase,
     collate: collateCase,
     construct: constructCase,

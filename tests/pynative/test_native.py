@@ -205,6 +205,67 @@ def test_tensor_dataset_and_a_shuffled_loader_in_torchs_order():
     assert batches == [([[0.0], [1.0]], [0, 1]), ([[2.0], [3.0]], [4, 9]), ([[4.0]], [16])]
 
 
+def test_an_iterable_dataset_through_a_loader_and_torchs_refusals():
+    from borch.utils import data
+
+    class Numbers(data.IterableDataset):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            return iter(torch.tensor([float(i)]) for i in range(self.n))
+
+    loader = data.DataLoader(Numbers(10), batch_size=4, drop_last=False)
+    batches = [b.tolist() for b in loader]
+    assert batches == [[[0.0], [1.0], [2.0], [3.0]], [[4.0], [5.0], [6.0], [7.0]], [[8.0], [9.0]]]
+    assert [b.shape for b in data.DataLoader(Numbers(10), batch_size=4, drop_last=True)] == [
+        torch.Size([4, 1]), torch.Size([4, 1])]
+    assert [b.tolist() for b in data.DataLoader(Numbers(2), batch_size=None)] == [[0.0], [1.0]]
+    assert [b for b in data.DataLoader(Numbers(3), batch_size=2, collate_fn=len)] == [2, 1]
+
+    # torch 2.15's exact errors.
+    with pytest.raises(TypeError, match=r"^object of type 'Numbers' has no len\(\)$"):
+        len(loader)
+    with pytest.raises(ValueError, match=r"^DataLoader with IterableDataset: expected "
+                                         r"unspecified shuffle option, but got shuffle=True$"):
+        data.DataLoader(Numbers(3), shuffle=True)
+    data.DataLoader(Numbers(3), shuffle=False)
+    sampler = data.SequentialSampler(range(3))
+    with pytest.raises(ValueError, match="expected unspecified sampler option"):
+        data.DataLoader(Numbers(3), sampler=sampler)
+    with pytest.raises(ValueError, match="expected unspecified batch_sampler option"):
+        data.DataLoader(Numbers(3), batch_sampler=data.BatchSampler(sampler, 2, False))
+    with pytest.raises(TypeError, match="Can't instantiate abstract class"):
+        type("Empty", (data.IterableDataset,), {})()
+
+    # A dataset's own exception keeps its class; __len__ when there is one.
+    class Sized(Numbers):
+        def __len__(self):
+            return self.n
+
+    assert len(data.DataLoader(Sized(10), batch_size=4)) == 3
+    assert len(data.DataLoader(Sized(10), batch_size=4, drop_last=True)) == 2
+
+    class Failing(data.IterableDataset):
+        def __iter__(self):
+            yield torch.zeros(1)
+            raise KeyError("no more")
+
+    with pytest.raises(KeyError, match="no more"):
+        list(data.DataLoader(Failing(), batch_size=2))
+
+    # ChainDataset, and IterableDataset + IterableDataset.
+    chain = Sized(2) + Sized(3)
+    assert isinstance(chain, data.ChainDataset) and isinstance(chain, data.IterableDataset)
+    assert len(chain) == 5 and [t.tolist() for t in chain] == [[0.0], [1.0], [0.0], [1.0], [2.0]]
+    assert [b.shape[0] for b in data.DataLoader(chain, batch_size=2)] == [2, 2, 1]
+    with pytest.raises(TypeError, match=r"object of type 'Numbers' has no len\(\)"):
+        len(data.ChainDataset([Sized(2), Numbers(3)]))
+    mixed = data.ChainDataset([Sized(1), data.TensorDataset(torch.arange(3))])
+    with pytest.raises(ValueError, match="ChainDataset only supports IterableDataset"):
+        list(mixed)
+
+
 def test_save_and_load_a_state_dict(tmp_path):
     torch.manual_seed(0)
     model = nn.Linear(3, 2)

@@ -1,17 +1,23 @@
 """``torch.utils.data`` forwarded to borch-ts's ``data`` (borch-data: with the same seed, samplers,
 ``random_split`` and a shuffled ``DataLoader`` give torch's indices in torch's order,
 docs/data.md). A dataset written in Python (``__getitem__`` and ``__len__``) is handed to borch-ts
-as a JavaScript ``{ getItem, length }``; ``collate_fn`` as a JavaScript function. Iterating a
-loader or a sampler steps borch-ts's iterator, one core ``next`` a batch."""
+as a JavaScript ``{ getItem, length }``; an ``IterableDataset`` (``__iter__``, maybe ``__len__``)
+as a JavaScript iterable (natively a Python one) whose samples are converted as they are drawn;
+``collate_fn`` as a JavaScript function. Iterating a loader, a sampler or a ``ChainDataset`` steps
+borch-ts's iterator, one core ``next`` a batch."""
+
+from collections import abc
 
 from .. import _bridge as b
 from .._classes import JsBacked
 
 __all__ = [
     "BatchSampler",
+    "ChainDataset",
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "IterableDataset",
     "RandomSampler",
     "Sampler",
     "SequentialSampler",
@@ -29,6 +35,18 @@ class Dataset:
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other):
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset, abc.Iterable):
+    """``torch.utils.data.IterableDataset``: subclass it with ``__iter__`` (abstract, as torch's:
+    a subclass without one cannot be made) and, if it has one, ``__len__``. A DataLoader over it
+    takes no ``shuffle``, ``sampler`` or ``batch_sampler`` (torch's ValueErrors)."""
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
 
 
 class _Iterable:
@@ -77,6 +95,20 @@ class ConcatDataset(_MapDataset):
     @property
     def _js_class(self):
         return b.bt.data.ConcatDataset
+
+
+class ChainDataset(_Iterable, IterableDataset, JsBacked):
+    """``ChainDataset(datasets)``: iterable datasets one after another (``a + b`` of two
+    ``IterableDataset``s); a map-style one among them is refused when a pass or ``len`` reaches it
+    (torch's assertion, a ValueError here)."""
+
+    def __init__(self, datasets):
+        JsBacked.__init__(self, [_source(d) for d in datasets])
+        object.__setattr__(self, "datasets", datasets)
+
+    @property
+    def _js_class(self):
+        return b.bt.data.ChainDataset
 
 
 def random_split(dataset, lengths, generator=None):
@@ -166,7 +198,7 @@ class DataLoader(_Iterable, JsBacked):
                 kwargs[name] = value
         if collate_fn is not None:
             kwargs["collate_fn"] = _collate(collate_fn)
-        JsBacked.__init__(self, _dataset(dataset), **kwargs)
+        JsBacked.__init__(self, _source(dataset), **kwargs)
         object.__setattr__(self, "dataset", dataset)
 
     @property
@@ -204,6 +236,37 @@ def _dataset(dataset):
         except AttributeError:
             pass
     return b.JsObject(b.keywords({"getItem": proxy, "length": len(dataset)}))
+
+
+class _Samples:
+    """A Python ``IterableDataset`` as the backend reads it: ``__iter__`` yields its samples
+    converted (tensors as borch-ts's, lists as arrays), ``__len__`` is ``len(dataset)`` (Python's
+    own TypeError when the dataset has none)."""
+
+    def __init__(self, dataset):
+        self.dataset = dataset
+
+    def __iter__(self):
+        return map(b.to_js_value, iter(self.dataset))
+
+    def __len__(self):
+        return len(self.dataset)
+
+
+def _source(dataset):
+    """What a DataLoader or ChainDataset reads: an ``IterableDataset`` written in Python as the
+    backend's iterable (``b.iterable``: a JavaScript one in Pyodide, kept on the dataset while it
+    lives), any other dataset as ``_dataset`` makes it."""
+    if not isinstance(dataset, IterableDataset) or getattr(dataset, "_js", None) is not None:
+        return _dataset(dataset)
+    iterable = getattr(dataset, "_borch_iterable", None)
+    if iterable is None:
+        iterable = b.iterable(_Samples(dataset))
+        try:
+            dataset._borch_iterable = iterable
+        except AttributeError:
+            pass
+    return iterable
 
 
 def _collate(fn):

@@ -4,6 +4,7 @@
 //! `<target>/borch-ts/` (wasm-bindgen's output, `package.json`, `index.js`, `index.d.ts`, the npm
 //! `README.md` and `LICENSE`) and packs it into `<target>/borch-ts-<version>.tgz` with `npm pack`.
 
+mod data_js;
 mod tools;
 pub mod wrapper;
 

@@ -5,12 +5,14 @@
 use std::fs;
 use std::path::Path;
 
+use super::data_js;
 use crate::js_api;
 
 /// Write `index.js` and `index.d.ts` into `pkg_dir`, which holds wasm-bindgen's output.
 pub fn write(pkg_dir: &Path) -> Result<(), String> {
     let snippets = snippets_dir(pkg_dir)?;
     let js = INDEX_JS.replace("{snippets}", &snippets)
+        + data_js::DATA_JS
         + &js_api::forwarding_js()
         + &js_api::module_functions::objects_js()
         + &js_api::namespaces::objects_js()
@@ -22,6 +24,7 @@ pub fn write(pkg_dir: &Path) -> Result<(), String> {
         + GUARD_CATALOG_JS;
     write_file(&pkg_dir.join("index.js"), &js)?;
     let dts = INDEX_D_TS.replace("  {tensor_methods}\n", &js_api::method_declarations())
+        + data_js::DATA_D_TS
         + &js_api::function_declarations()
         + &js_api::functional_declarations()
         + &js_api::namespaces::declarations()
@@ -132,32 +135,7 @@ const wasm = guardFunctions(glue);
 export { BorchError };
 export const Tensor = classes.Tensor;
 
-// torch.utils.data (borch-js/src/data.rs); `for await (const batch of loader)` forwards to iter().
-export const data = Object.freeze({
-  TensorDataset: classes.TensorDataset,
-  Subset: classes.Subset,
-  ConcatDataset: classes.ConcatDataset,
-  randomSplit: wasm.randomSplit,
-  defaultCollate: wasm.defaultCollate,
-  SequentialSampler: classes.SequentialSampler,
-  RandomSampler: classes.RandomSampler,
-  SubsetRandomSampler: classes.SubsetRandomSampler,
-  WeightedRandomSampler: classes.WeightedRandomSampler,
-  BatchSampler: classes.BatchSampler,
-  DataLoader: classes.DataLoader,
-});
-export const Generator = classes.Generator;
-classes.DataLoader.prototype[Symbol.asyncIterator] = function () {
-  const pass = this.iter();
-  return { next: async () => pass.next() };
-};
-// A sampler is iterable (`[...sampler]`, `for (const i of sampler)`): each step one core `next`.
-for (const name of ['SequentialSampler', 'RandomSampler', 'SubsetRandomSampler', 'WeightedRandomSampler', 'BatchSampler']) {
-  classes[name].prototype[Symbol.iterator] = function () {
-    const pass = this.iter();
-    return { next: () => pass.next() };
-  };
-}
+// torch.utils.data: `data` and `Generator` (data_js.rs).
 
 let loading = null;
 let loaded = false;
@@ -506,22 +484,6 @@ export declare class BorchError extends Error {
 import { Tensor } from './borch_js.js';
 export { Tensor };
 
-/** torch.utils.data: datasets, `randomSplit`, samplers, `new data.DataLoader(ds, { batchSize, shuffle, sampler, batchSampler, collateFn, dropLast, generator })`. */
-export declare const data: {
-  readonly TensorDataset: typeof import('./borch_js.js').TensorDataset;
-  readonly Subset: typeof import('./borch_js.js').Subset;
-  readonly ConcatDataset: typeof import('./borch_js.js').ConcatDataset;
-  readonly randomSplit: typeof import('./borch_js.js').randomSplit;
-  readonly defaultCollate: typeof import('./borch_js.js').defaultCollate;
-  readonly SequentialSampler: typeof import('./borch_js.js').SequentialSampler;
-  readonly RandomSampler: typeof import('./borch_js.js').RandomSampler;
-  readonly SubsetRandomSampler: typeof import('./borch_js.js').SubsetRandomSampler;
-  readonly WeightedRandomSampler: typeof import('./borch_js.js').WeightedRandomSampler;
-  readonly BatchSampler: typeof import('./borch_js.js').BatchSampler;
-  readonly DataLoader: typeof import('./borch_js.js').DataLoader;
-};
-/** `torch.Generator()`: `new Generator().manualSeed(0)`, for `generator:` options. */
-export declare const Generator: typeof import('./borch_js.js').Generator;
 declare module './borch_js.js' {
   interface Tensor {
     /**
