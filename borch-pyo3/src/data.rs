@@ -21,6 +21,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use crate::convert::{raw_arguments, type_name};
 use crate::errors::{callback_error, err, guard, type_error};
 use crate::tensor::PyTensor;
+use crate::thread_bound::ThreadBound;
 
 /// A sample as Python: tuples stay tuples, lists lists, dicts dicts.
 pub fn sample_py(py: Python<'_>, s: Sample) -> PyResult<Py<PyAny>> {
@@ -105,8 +106,14 @@ impl Dataset for PyDataset {
 }
 
 /// A dataset of the core (`TensorDataset`, `Subset`, `ConcatDataset`).
-#[pyclass(name = "Dataset", module = "borch._native", unsendable)]
-pub struct PyCoreDataset(pub(crate) Rc<dyn Dataset>, pub(crate) Extra);
+#[pyclass(name = "Dataset", module = "borch._native")]
+pub struct PyCoreDataset(pub(crate) ThreadBound<Rc<dyn Dataset>>, pub(crate) Extra);
+
+impl PyCoreDataset {
+    pub(crate) fn new(d: Rc<dyn Dataset>, extra: Extra) -> PyCoreDataset {
+        PyCoreDataset(ThreadBound::new("dataset", d), extra)
+    }
+}
 
 /// What a Subset (`indices`) or a ConcatDataset (`cumulative_sizes`) also answers.
 #[derive(Default)]
@@ -120,7 +127,7 @@ pub(crate) struct Extra {
 /// The dataset argument: a core dataset, or a Python one as `{getItem, length}`.
 pub(crate) fn dataset_of(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Rc<dyn Dataset>> {
     if let Ok(d) = v.cast::<PyCoreDataset>() {
-        return Ok(d.borrow().0.clone());
+        return Ok(d.borrow().0.get()?.clone());
     }
     let dict = v.cast::<PyDict>().map_err(|_| {
         type_error(format!(
@@ -143,8 +150,8 @@ pub(crate) fn dataset_of(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Rc<dyn Da
 #[pymethods]
 impl PyCoreDataset {
     #[getter]
-    fn length(&self) -> usize {
-        self.0.len()
+    fn length(&self) -> PyResult<usize> {
+        Ok(self.0.get()?.len())
     }
 
     /// A Subset's `indices`.
@@ -173,7 +180,8 @@ impl PyCoreDataset {
 
     #[pyo3(name = "getItem")]
     fn get_item(&self, py: Python<'_>, index: i64) -> PyResult<Py<PyAny>> {
-        let s = guard(|| self.0.get(index).map_err(err))?;
+        let d = self.0.get()?;
+        let s = guard(|| d.get(index).map_err(err))?;
         sample_py(py, s)
     }
 }
@@ -196,7 +204,7 @@ pub fn new_tensor_dataset(tensors: &Bound<'_, PyAny>) -> PyResult<PyCoreDataset>
         })
         .collect::<PyResult<Vec<_>>>()?;
     let d = TensorDataset::new(ts).map_err(err)?;
-    Ok(PyCoreDataset(Rc::new(d), Extra::default()))
+    Ok(PyCoreDataset::new(Rc::new(d), Extra::default()))
 }
 
 /// A Subset as a dataset object that also answers `indices`.
@@ -205,7 +213,7 @@ pub(crate) fn subset(d: Subset) -> PyCoreDataset {
         indices: Some(d.indices().to_vec()),
         ..Extra::default()
     };
-    PyCoreDataset(Rc::new(d), extra)
+    PyCoreDataset::new(Rc::new(d), extra)
 }
 
 /// `Subset(dataset, indices)`.
@@ -227,12 +235,12 @@ pub fn new_concat_dataset(datasets: &Bound<'_, PyAny>) -> PyResult<PyCoreDataset
         cumulative_sizes: Some(d.cumulative_sizes().to_vec()),
         ..Extra::default()
     };
-    Ok(PyCoreDataset(Rc::new(d), extra))
+    Ok(PyCoreDataset::new(Rc::new(d), extra))
 }
 
 /// `DataLoader(dataset, batch_size=1, shuffle=None, drop_last=False, collate_fn=None)`.
-#[pyclass(name = "DataLoader", module = "borch._native", unsendable)]
-pub struct PyDataLoader(DataLoader);
+#[pyclass(name = "DataLoader", module = "borch._native")]
+pub struct PyDataLoader(ThreadBound<DataLoader>);
 
 /// `DataLoader(dataset, {batch_size, shuffle, drop_last, collate_fn})` (keywords as a trailing
 /// dict, as borch-ts's options object).
@@ -284,7 +292,10 @@ pub fn new_data_loader(args: &Bound<'_, PyTuple>) -> PyResult<PyDataLoader> {
         }
     }
     let d = crate::data_iterable::source_of("DataLoader", dataset)?;
-    Ok(PyDataLoader(DataLoader::new(d, options).map_err(err)?))
+    Ok(PyDataLoader(ThreadBound::new(
+        "DataLoader",
+        DataLoader::new(d, options).map_err(err)?,
+    )))
 }
 
 #[pymethods]
@@ -292,24 +303,30 @@ impl PyDataLoader {
     /// `len(loader)`: the number of batches.
     #[getter]
     fn length(&self) -> PyResult<usize> {
-        self.0.len().map_err(err)
+        self.0.get()?.len().map_err(err)
     }
 
     /// One pass (torch's `iter(loader)`), shuffled anew.
     fn iter(&self) -> PyResult<PyPass> {
-        Ok(PyPass(RefCell::new(guard(|| self.0.iter().map_err(err))?)))
+        let loader = self.0.get()?;
+        let pass = guard(|| loader.iter().map_err(err))?;
+        Ok(PyPass(ThreadBound::new(
+            "DataLoader pass",
+            RefCell::new(pass),
+        )))
     }
 }
 
 /// One pass of a DataLoader: `next()` is `{done, value}` (borch-ts's iterator step).
-#[pyclass(name = "Pass", module = "borch._native", unsendable)]
-pub struct PyPass(RefCell<DataLoaderIter>);
+#[pyclass(name = "Pass", module = "borch._native")]
+pub struct PyPass(ThreadBound<RefCell<DataLoaderIter>>);
 
 #[pymethods]
 impl PyPass {
     fn next(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let pass = self.0.get()?;
         let step = guard(|| {
-            let mut it = self.0.try_borrow_mut().map_err(|_| {
+            let mut it = pass.try_borrow_mut().map_err(|_| {
                 err(BorchError::Runtime(
                     "this DataLoader pass is already running".into(),
                 ))

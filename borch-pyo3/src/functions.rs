@@ -13,6 +13,7 @@ use crate::convert::{arguments, to_py};
 use crate::errors::{guard, type_error};
 use crate::names;
 use crate::tensor::PyTensor;
+use crate::thread_bound::ThreadBound;
 
 /// `torch.<name>(*args)` of the op catalog (`borch_tensor::api`).
 #[pyfunction]
@@ -84,30 +85,31 @@ pub fn set_grad_enabled(mode: &Bound<'_, PyAny>) -> PyResult<bool> {
 }
 
 /// An open memory scope (`with torch.scope() as s:`), ended by `exit()`.
-#[pyclass(name = "Scope", module = "borch._native", unsendable)]
-pub struct PyScope(Option<Scope>);
+#[pyclass(name = "Scope", module = "borch._native")]
+pub struct PyScope(ThreadBound<Option<Scope>>);
 
 #[pymethods]
 impl PyScope {
     /// Hand `t` to the enclosing scope; returns it.
     fn keep(&self, t: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let t = tensor_argument("keep", t)?;
-        Ok(PyTensor(match &self.0 {
+        Ok(PyTensor(match self.0.get()? {
             Some(s) => s.keep(&t),
             None => t,
         }))
     }
 
     /// End the scope; later calls do nothing.
-    fn exit(&mut self) {
-        drop(self.0.take());
+    fn exit(&mut self) -> PyResult<()> {
+        drop(self.0.get_mut()?.take());
+        Ok(())
     }
 }
 
 /// Open a memory scope.
 #[pyfunction]
 pub fn enter_scope() -> PyScope {
-    PyScope(Some(Scope::enter()))
+    PyScope(ThreadBound::new("scope", Some(Scope::enter())))
 }
 
 /// Exempt `t` from every scope; returns it.
@@ -204,10 +206,10 @@ pub fn adapter_is_software() -> PyResult<bool> {
 
 /// `compiled(fn)` (torch.compile's target): the core's record-and-replay
 /// (`borch_tensor::Traces`) around a Python function, as borch-js's around a JavaScript one.
-#[pyclass(name = "Compiled", module = "borch._native", unsendable)]
+#[pyclass(name = "Compiled", module = "borch._native")]
 pub struct PyCompiled {
     f: Py<PyAny>,
-    traces: std::cell::RefCell<borch_tensor::Traces>,
+    traces: ThreadBound<std::cell::RefCell<borch_tensor::Traces>>,
 }
 
 /// Wrap `f` (called with the native arguments, returning native values) for record and replay.
@@ -215,7 +217,10 @@ pub struct PyCompiled {
 pub fn compiled(f: Py<PyAny>) -> PyCompiled {
     PyCompiled {
         f,
-        traces: std::cell::RefCell::new(borch_tensor::Traces::new()),
+        traces: ThreadBound::new(
+            "compiled function",
+            std::cell::RefCell::new(borch_tensor::Traces::new()),
+        ),
     }
 }
 
@@ -225,22 +230,30 @@ impl PyCompiled {
     #[pyo3(signature = (*args))]
     fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
         let (positional, _) = arguments(args)?;
-        let Ok(mut traces) = self.traces.try_borrow_mut() else {
+        let Ok(mut traces) = self.traces.get()?.try_borrow_mut() else {
             return self.f.call1(py, args.clone());
         };
         let inputs = borch_tensor::tensors_of(&positional);
         crate::errors::py(traces.run_any(&inputs, || self.f.call1(py, args.clone())))?
     }
 
-    fn replays(&self) -> u64 {
-        self.traces.try_borrow().map_or(0, |t| t.replays())
+    fn replays(&self) -> PyResult<u64> {
+        Ok(self.traces.get()?.try_borrow().map_or(0, |t| t.replays()))
     }
 
-    fn recordings(&self) -> u64 {
-        self.traces.try_borrow().map_or(0, |t| t.recordings())
+    fn recordings(&self) -> PyResult<u64> {
+        Ok(self
+            .traces
+            .get()?
+            .try_borrow()
+            .map_or(0, |t| t.recordings()))
     }
 
-    fn divergences(&self) -> u64 {
-        self.traces.try_borrow().map_or(0, |t| t.divergences())
+    fn divergences(&self) -> PyResult<u64> {
+        Ok(self
+            .traces
+            .get()?
+            .try_borrow()
+            .map_or(0, |t| t.divergences()))
     }
 }

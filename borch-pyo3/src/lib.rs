@@ -18,6 +18,7 @@ mod names;
 mod optim;
 mod samplers;
 mod tensor;
+mod thread_bound;
 mod vision;
 
 use pyo3::prelude::*;

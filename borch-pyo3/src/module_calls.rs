@@ -38,15 +38,13 @@ pub fn call_with_modules(
         nodes.push(match m {
             Some(m) if !m.is_none() => Some(
                 m.cast::<PyModule>()
-                    .map(|m| PyModule {
-                        place: m.borrow().place.clone(),
-                    })
+                    .map(|m| m.borrow().share())
                     .map_err(|_| {
                         type_error(format!(
                             "{name}(): a module argument must be a Module (nn.Conv2d, …), not {}",
                             type_name(&m)
                         ))
-                    })?,
+                    })??,
             ),
             _ => None,
         });
@@ -236,9 +234,13 @@ pub fn save_checkpoint(
 ) -> PyResult<Py<PyAny>> {
     let (model, optimizer, scheduler) =
         checkpoint_parts("save_checkpoint", model, optimizer, scheduler)?;
-    let o = optimizer.0.try_borrow().map_err(|_| busy("optimizer"))?;
+    let o = optimizer
+        .0
+        .get()?
+        .try_borrow()
+        .map_err(|_| busy("optimizer"))?;
     let s = match &scheduler {
-        Some(s) => Some(s.inner.try_borrow().map_err(|_| busy("scheduler"))?),
+        Some(s) => Some(s.inner.get()?.try_borrow().map_err(|_| busy("scheduler"))?),
         None => None,
     };
     let bytes = model.with(|m| {
@@ -266,10 +268,16 @@ pub fn load_checkpoint(
         checkpoint_parts("load_checkpoint", model, optimizer, scheduler)?;
     let mut o = optimizer
         .0
+        .get()?
         .try_borrow_mut()
         .map_err(|_| busy("optimizer"))?;
     let mut s = match &scheduler {
-        Some(s) => Some(s.inner.try_borrow_mut().map_err(|_| busy("scheduler"))?),
+        Some(s) => Some(
+            s.inner
+                .get()?
+                .try_borrow_mut()
+                .map_err(|_| busy("scheduler"))?,
+        ),
         None => None,
     };
     let resumed = model

@@ -16,6 +16,7 @@ use pyo3::types::{PyDict, PyTuple};
 use crate::convert::{arguments, raw_arguments, to_py, type_name, value};
 use crate::errors::{err, guard, type_error};
 use crate::tensor::PyTensor;
+use crate::thread_bound::ThreadBound;
 
 /// Where a module lives: owned by its Python object, or inside a container's module.
 pub(crate) enum Place {
@@ -35,22 +36,31 @@ fn gone(name: &str) -> BorchError {
 }
 
 /// An `nn` module (borch-ts's `Module`).
-#[pyclass(name = "Module", module = "borch._native", unsendable)]
+#[pyclass(name = "Module", module = "borch._native")]
 pub struct PyModule {
-    pub(crate) place: Rc<RefCell<Place>>,
+    place: ThreadBound<Rc<RefCell<Place>>>,
 }
 
 impl PyModule {
-    pub(crate) fn own(module: Box<dyn Module>) -> PyModule {
+    fn handle(place: Rc<RefCell<Place>>) -> PyModule {
         PyModule {
-            place: Rc::new(RefCell::new(Place::Own(module))),
+            place: ThreadBound::new("module", place),
         }
     }
 
-    /// The owning place and the names leading from it to this module.
-    fn locate(&self) -> Result<(Rc<RefCell<Place>>, Vec<String>)> {
+    pub(crate) fn own(module: Box<dyn Module>) -> PyModule {
+        PyModule::handle(Rc::new(RefCell::new(Place::Own(module))))
+    }
+
+    /// Another handle on this module (a module argument kept by the core's call).
+    pub(crate) fn share(&self) -> PyResult<PyModule> {
+        Ok(PyModule::handle(self.place.get()?.clone()))
+    }
+
+    /// The owning place and the names leading from `place` to its module.
+    fn locate(place: &Rc<RefCell<Place>>) -> Result<(Rc<RefCell<Place>>, Vec<String>)> {
         let mut path = Vec::new();
-        let mut current = self.place.clone();
+        let mut current = place.clone();
         loop {
             let next = match &*current.try_borrow().map_err(|_| busy())? {
                 Place::Own(_) => None,
@@ -70,8 +80,9 @@ impl PyModule {
 
     /// Run `f` on the module.
     pub(crate) fn with<R>(&self, f: impl FnOnce(&dyn Module) -> Result<R>) -> PyResult<R> {
+        let place = self.place.get()?;
         let run = || {
-            let (root, path) = self.locate()?;
+            let (root, path) = PyModule::locate(place)?;
             let borrowed = root.try_borrow().map_err(|_| busy())?;
             let Place::Own(top) = &*borrowed else {
                 return Err(busy());
@@ -92,8 +103,9 @@ impl PyModule {
 
     /// Run `f` on the module, mutably (`train`).
     pub(crate) fn with_mut<R>(&self, f: impl FnOnce(&mut dyn Module) -> R) -> PyResult<R> {
+        let place = self.place.get()?;
         let run = || {
-            let (root, path) = self.locate()?;
+            let (root, path) = PyModule::locate(place)?;
             let mut borrowed = root.try_borrow_mut().map_err(|_| busy())?;
             let Place::Own(top) = &mut *borrowed else {
                 return Err(busy());
@@ -113,13 +125,11 @@ impl PyModule {
     }
 
     /// A handle on the child `name`, sharing it.
-    fn child(&self, name: String) -> PyModule {
-        PyModule {
-            place: Rc::new(RefCell::new(Place::In {
-                parent: self.place.clone(),
-                name,
-            })),
-        }
+    fn child(&self, name: String) -> PyResult<PyModule> {
+        Ok(PyModule::handle(Rc::new(RefCell::new(Place::In {
+            parent: self.place.get()?.clone(),
+            name,
+        }))))
     }
 
     /// A container made by `make` from the named module objects: the modules move in.
@@ -140,16 +150,14 @@ impl PyModule {
     ) -> PyResult<PyModule> {
         let mut places: Vec<(String, Rc<RefCell<Place>>)> = Vec::new();
         for (i, (name, v)) in named.into_iter().enumerate() {
-            let place = v
-                .cast::<PyModule>()
-                .map(|m| m.borrow().place.clone())
-                .map_err(|_| {
-                    type_error(format!(
-                        "{kind}(): argument {} must be a Module (nn.Linear, nn.ReLU, …), not {}",
-                        i + 1,
-                        type_name(&v)
-                    ))
-                })?;
+            let m = v.cast::<PyModule>().map_err(|_| {
+                type_error(format!(
+                    "{kind}(): argument {} must be a Module (nn.Linear, nn.ReLU, …), not {}",
+                    i + 1,
+                    type_name(&v)
+                ))
+            })?;
+            let place = m.borrow().place.get()?.clone();
             let owned = matches!(
                 &*place.try_borrow().map_err(|_| err(busy()))?,
                 Place::Own(_)
@@ -176,7 +184,7 @@ impl PyModule {
             }
         }
         *container.borrow_mut() = Place::Own(guard(|| make(modules).map_err(err))?);
-        Ok(PyModule { place: container })
+        Ok(PyModule::handle(container))
     }
 }
 
@@ -348,13 +356,13 @@ impl PyModule {
         }
         let index: i64 = index.extract()?;
         let name = self.with(|m| child_name_at(m, index))?;
-        Ok(self.child(name))
+        self.child(name)
     }
 
     /// The child `key` (`module_dict[key]`).
     fn get(&self, key: &str) -> PyResult<PyModule> {
         let name = self.with(|m| child_name(m, key))?;
-        Ok(self.child(name))
+        self.child(name)
     }
 
     /// The number of children (`len(seq)`).
@@ -511,16 +519,14 @@ pub fn new_stack(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<PyModule> {
         nodes.push(match m {
             Some(m) if !m.is_none() => Some(
                 m.cast::<PyModule>()
-                    .map(|m| PyModule {
-                        place: m.borrow().place.clone(),
-                    })
+                    .map(|m| m.borrow().share())
                     .map_err(|_| {
                         type_error(format!(
                             "{name}(): a module argument must be a Module (nn.TransformerEncoderLayer, \
                              …), not {}",
                             type_name(&m)
                         ))
-                    })?,
+                    })??,
             ),
             _ => None,
         });

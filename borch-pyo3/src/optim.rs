@@ -19,6 +19,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use crate::convert::{raw_arguments, type_name};
 use crate::errors::{err, guard, type_error};
 use crate::tensor::PyTensor;
+use crate::thread_bound::ThreadBound;
 
 type Shared = Rc<RefCell<Box<dyn Optimizer>>>;
 
@@ -116,15 +117,15 @@ fn tensor_list(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Vec<Tensor>> {
 }
 
 /// An optimizer (borch-ts's `Optimizer`).
-#[pyclass(name = "Optimizer", module = "borch._native", unsendable)]
-pub struct PyOptimizer(pub(crate) Shared);
+#[pyclass(name = "Optimizer", module = "borch._native")]
+pub struct PyOptimizer(pub(crate) ThreadBound<Shared>);
 
 impl PyOptimizer {
     fn with<R>(
         &self,
         f: impl FnOnce(&mut dyn Optimizer) -> borch_tensor::Result<R>,
     ) -> PyResult<R> {
-        guard(|| f(&mut **borrow(&self.0)?).map_err(err))
+        guard(|| f(&mut **borrow(self.0.get()?)?).map_err(err))
     }
 }
 
@@ -179,7 +180,10 @@ pub fn new_optimizer(
         })?)?,
     };
     let built = guard(|| entry.build(params, &options).map_err(err))?;
-    Ok(PyOptimizer(Rc::new(RefCell::new(built))))
+    Ok(PyOptimizer(ThreadBound::new(
+        "optimizer",
+        Rc::new(RefCell::new(built)),
+    )))
 }
 
 #[pymethods]
@@ -240,10 +244,11 @@ impl PyOptimizer {
     /// torch's `param_groups`: one live `ParamGroup` per group.
     #[getter(paramGroups)]
     fn param_groups(&self) -> PyResult<Vec<PyParamGroup>> {
-        let count = borrow(&self.0)?.num_param_groups();
+        let shared = self.0.get()?;
+        let count = borrow(shared)?.num_param_groups();
         Ok((0..count)
             .map(|index| PyParamGroup {
-                optimizer: self.0.clone(),
+                optimizer: ThreadBound::new("param group", shared.clone()),
                 index,
             })
             .collect())
@@ -315,9 +320,9 @@ fn optimizer_state_from(obj: &Bound<'_, PyAny>) -> PyResult<StateDict> {
 }
 
 /// One param group of an optimizer: `get(key)` / `set(key, value)` read and write the group.
-#[pyclass(name = "ParamGroup", module = "borch._native", unsendable)]
+#[pyclass(name = "ParamGroup", module = "borch._native")]
 pub struct PyParamGroup {
-    optimizer: Shared,
+    optimizer: ThreadBound<Shared>,
     index: usize,
 }
 
@@ -325,20 +330,22 @@ pub struct PyParamGroup {
 impl PyParamGroup {
     #[getter]
     fn params(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let ts = borrow(&self.optimizer)?.group_params(self.index).to_vec();
+        let ts = borrow(self.optimizer.get()?)?
+            .group_params(self.index)
+            .to_vec();
         PyTuple::new(py, ts.into_iter().map(PyTensor))?.into_py_any(py)
     }
 
     #[getter]
     fn lr(&self) -> PyResult<f64> {
-        Ok(borrow(&self.optimizer)?.lr(self.index))
+        Ok(borrow(self.optimizer.get()?)?.lr(self.index))
     }
 
     fn get(&self, py: Python<'_>, key: &str) -> PyResult<Py<PyAny>> {
         if key == "params" {
             return self.params(py);
         }
-        let options = borrow(&self.optimizer)?
+        let options = borrow(self.optimizer.get()?)?
             .group_options(self.index)
             .map_err(err)?;
         match options.get(key) {
@@ -349,13 +356,13 @@ impl PyParamGroup {
 
     fn set(&self, key: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let value = option_value(value)?;
-        borrow(&self.optimizer)?
+        borrow(self.optimizer.get()?)?
             .set_group_option(self.index, key, value)
             .map_err(err)
     }
 
     fn keys(&self) -> PyResult<Vec<String>> {
-        let options = borrow(&self.optimizer)?
+        let options = borrow(self.optimizer.get()?)?
             .group_options(self.index)
             .map_err(err)?;
         Ok(std::iter::once("params".to_string())
@@ -365,10 +372,10 @@ impl PyParamGroup {
 }
 
 /// A learning-rate scheduler (borch-ts's `LRScheduler`).
-#[pyclass(name = "LRScheduler", module = "borch._native", unsendable)]
+#[pyclass(name = "LRScheduler", module = "borch._native")]
 pub struct PyScheduler {
-    optimizer: Shared,
-    pub(crate) inner: SharedScheduler,
+    optimizer: ThreadBound<Shared>,
+    pub(crate) inner: ThreadBound<SharedScheduler>,
 }
 
 /// torch's `lr_scheduler.<name>(optimizer, *args, **kwargs)` (keywords as a trailing dict).
@@ -420,8 +427,10 @@ pub fn new_scheduler(
                         ))
                     })?;
                     let child = child.borrow();
-                    found.get_or_insert_with(|| child.optimizer.clone());
-                    sorted.schedulers.push(child.inner.clone());
+                    if found.is_none() {
+                        found = Some(child.optimizer.get()?.clone());
+                    }
+                    sorted.schedulers.push(child.inner.get()?.clone());
                 }
             }
             "Optimizer" if v.is_none() => {}
@@ -458,8 +467,8 @@ pub fn new_scheduler(
         entry.build(&mut **o, sorted).map_err(err)
     }))?;
     Ok(PyScheduler {
-        optimizer: shared,
-        inner: Rc::new(RefCell::new(scheduler)),
+        optimizer: ThreadBound::new("scheduler", shared),
+        inner: ThreadBound::new("scheduler", Rc::new(RefCell::new(scheduler))),
     })
 }
 
@@ -483,15 +492,14 @@ fn raised_after<T>(r: PyResult<T>) -> PyResult<T> {
 }
 
 fn optimizer_arg(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Shared> {
-    v.cast::<PyOptimizer>()
-        .map(|o| o.borrow().0.clone())
-        .map_err(|_| {
-            type_error(format!(
-                "{name}(): argument 'optimizer' (position 1) must be an optimizer (optim.SGD, \
-                 optim.Adam, …), not {}",
-                type_name(v)
-            ))
-        })
+    let o = v.cast::<PyOptimizer>().map_err(|_| {
+        type_error(format!(
+            "{name}(): argument 'optimizer' (position 1) must be an optimizer (optim.SGD, \
+             optim.Adam, …), not {}",
+            type_name(v)
+        ))
+    })?;
+    Ok(o.borrow().0.get()?.clone())
 }
 
 impl PyScheduler {
@@ -499,7 +507,11 @@ impl PyScheduler {
         &self,
         f: impl FnOnce(&mut borch_optim::lr_scheduler::Scheduler) -> borch_tensor::Result<R>,
     ) -> PyResult<R> {
-        let mut s = self.inner.try_borrow_mut().map_err(|_| busy("scheduler"))?;
+        let mut s = self
+            .inner
+            .get()?
+            .try_borrow_mut()
+            .map_err(|_| busy("scheduler"))?;
         guard(|| f(&mut s).map_err(err))
     }
 }
@@ -509,7 +521,7 @@ impl PyScheduler {
     /// torch's `step()`; ReduceLROnPlateau's `step(metrics)`.
     #[pyo3(signature = (metrics=None))]
     fn step(&self, metrics: Option<f64>) -> PyResult<()> {
-        let mut o = borrow(&self.optimizer)?;
+        let mut o = borrow(self.optimizer.get()?)?;
         raised_after(self.with(|s| s.step(&mut **o, metrics)))
     }
 

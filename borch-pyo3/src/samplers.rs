@@ -18,9 +18,10 @@ use pyo3::types::{PyDict, PyTuple};
 use crate::convert::{raw_arguments, type_name};
 use crate::data::{PyCoreDataset, dataset_of, sample_of, sample_py};
 use crate::errors::{err, guard, type_error};
+use crate::thread_bound::ThreadBound;
 
 /// `torch.Generator()`: a CPU Mersenne Twister of its own, seeded as torch's.
-#[pyclass(name = "Generator", module = "borch._native", unsendable)]
+#[pyclass(name = "Generator", module = "borch._native")]
 pub struct PyGenerator(pub(crate) Generator);
 
 #[pyfunction]
@@ -86,8 +87,8 @@ fn positive(name: &str, v: i64) -> PyResult<usize> {
 }
 
 /// A sampler: of indices, or of batches of indices (`BatchSampler`).
-#[pyclass(name = "Sampler", module = "borch._native", unsendable)]
-pub struct PySampler(Indices);
+#[pyclass(name = "Sampler", module = "borch._native")]
+pub struct PySampler(ThreadBound<Indices>);
 
 enum Indices {
     Single(Rc<dyn Sampler>),
@@ -96,23 +97,33 @@ enum Indices {
 
 /// A `sampler=` argument: a sampler of indices.
 pub fn sampler_of(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Rc<dyn Sampler>> {
-    match v.cast::<PySampler>().map(|s| s.borrow()).as_deref() {
-        Ok(PySampler(Indices::Single(s))) => Ok(s.clone()),
-        _ => Err(type_error(format!(
-            "{name}(): sampler must be a Sampler (SequentialSampler, RandomSampler, …), not {}",
-            type_name(v)
-        ))),
+    if let Ok(s) = v.cast::<PySampler>()
+        && let Indices::Single(s) = s.borrow().0.get()?
+    {
+        return Ok(s.clone());
     }
+    Err(type_error(format!(
+        "{name}(): sampler must be a Sampler (SequentialSampler, RandomSampler, …), not {}",
+        type_name(v)
+    )))
 }
 
 /// A `batch_sampler=` argument: a sampler of batches.
 pub fn batch_sampler_of(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Rc<dyn Sampler<Vec<usize>>>> {
-    match v.cast::<PySampler>().map(|s| s.borrow()).as_deref() {
-        Ok(PySampler(Indices::Batches(s))) => Ok(s.clone()),
-        _ => Err(type_error(format!(
-            "{name}(): batch_sampler must be a BatchSampler, not {}",
-            type_name(v)
-        ))),
+    if let Ok(s) = v.cast::<PySampler>()
+        && let Indices::Batches(s) = s.borrow().0.get()?
+    {
+        return Ok(s.clone());
+    }
+    Err(type_error(format!(
+        "{name}(): batch_sampler must be a BatchSampler, not {}",
+        type_name(v)
+    )))
+}
+
+impl PySampler {
+    fn new(indices: Indices) -> PySampler {
+        PySampler(ThreadBound::new("sampler", indices))
     }
 }
 
@@ -120,19 +131,23 @@ pub fn batch_sampler_of(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Rc<dyn Sam
 impl PySampler {
     /// `len(sampler)`.
     #[getter]
-    fn length(&self) -> usize {
-        match &self.0 {
+    fn length(&self) -> PyResult<usize> {
+        Ok(match self.0.get()? {
             Indices::Single(s) => s.len(),
             Indices::Batches(s) => s.len(),
-        }
+        })
     }
 
     /// One pass (torch's `iter(sampler)`).
-    fn iter(&self) -> PySamplerPass {
-        PySamplerPass(RefCell::new(match &self.0 {
+    fn iter(&self) -> PyResult<PySamplerPass> {
+        let pass = match self.0.get()? {
             Indices::Single(s) => Pass::Single(s.iter()),
             Indices::Batches(s) => Pass::Batches(s.iter()),
-        }))
+        };
+        Ok(PySamplerPass(ThreadBound::new(
+            "sampler pass",
+            RefCell::new(pass),
+        )))
     }
 }
 
@@ -142,13 +157,13 @@ enum Pass {
 }
 
 /// One pass of a sampler: `next()` is `{done, value}`.
-#[pyclass(name = "SamplerPass", module = "borch._native", unsendable)]
-pub struct PySamplerPass(RefCell<Pass>);
+#[pyclass(name = "SamplerPass", module = "borch._native")]
+pub struct PySamplerPass(ThreadBound<RefCell<Pass>>);
 
 #[pymethods]
 impl PySamplerPass {
     fn next(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let mut pass = self.0.try_borrow_mut().map_err(|_| {
+        let mut pass = self.0.get()?.try_borrow_mut().map_err(|_| {
             err(BorchError::Runtime(
                 "this sampler pass is already running".into(),
             ))
@@ -177,9 +192,9 @@ impl PySamplerPass {
 #[pyfunction]
 pub fn new_sequential_sampler(data_source: &Bound<'_, PyAny>) -> PyResult<PySampler> {
     let n = dataset_of("SequentialSampler", data_source)?.len();
-    Ok(PySampler(Indices::Single(Rc::new(SequentialSampler::new(
-        n,
-    )))))
+    Ok(PySampler::new(Indices::Single(Rc::new(
+        SequentialSampler::new(n),
+    ))))
 }
 
 /// `RandomSampler(data_source, {replacement, num_samples, generator})`.
@@ -207,7 +222,7 @@ pub fn new_random_sampler(args: &Bound<'_, PyTuple>) -> PyResult<PySampler> {
     };
     let g = generator_of(NAME, g.as_ref())?;
     let s = RandomSampler::new(n, replacement, num_samples, g).map_err(err)?;
-    Ok(PySampler(Indices::Single(Rc::new(s))))
+    Ok(PySampler::new(Indices::Single(Rc::new(s))))
 }
 
 /// `SubsetRandomSampler(indices, {generator})`.
@@ -223,7 +238,7 @@ pub fn new_subset_random_sampler(
         .flatten();
     let g = generator_of("SubsetRandomSampler", g.as_ref())?;
     let s = SubsetRandomSampler::new(indices, g);
-    Ok(PySampler(Indices::Single(Rc::new(s))))
+    Ok(PySampler::new(Indices::Single(Rc::new(s))))
 }
 
 /// `WeightedRandomSampler(weights, num_samples, {replacement, generator})`.
@@ -244,7 +259,7 @@ pub fn new_weighted_random_sampler(
     let g = generator_of("WeightedRandomSampler", get("generator")?.as_ref())?;
     let k = positive("num_samples", num_samples)?;
     let s = WeightedRandomSampler::new(weights, k, replacement, g).map_err(err)?;
-    Ok(PySampler(Indices::Single(Rc::new(s))))
+    Ok(PySampler::new(Indices::Single(Rc::new(s))))
 }
 
 /// `BatchSampler(sampler, batch_size, drop_last)`.
@@ -257,7 +272,7 @@ pub fn new_batch_sampler(
     let inner = sampler_of("BatchSampler", sampler)?;
     let s =
         BatchSampler::new(inner, positive("batch_size", batch_size)?, drop_last).map_err(err)?;
-    Ok(PySampler(Indices::Batches(Rc::new(s))))
+    Ok(PySampler::new(Indices::Batches(Rc::new(s))))
 }
 
 /// `random_split(dataset, lengths, {generator})`: lengths or fractions; a list of Subsets.

@@ -16,11 +16,11 @@ use crate::errors::{guard, py};
 use crate::names;
 
 /// A tensor handle (borch-ts's `Tensor`).
-#[pyclass(name = "Tensor", module = "borch._native", unsendable)]
+#[pyclass(name = "Tensor", module = "borch._native")]
 pub struct PyTensor(pub Tensor);
 
 /// A catalog method bound to its tensor (`t.logSoftmax`), called with borch-ts's arguments.
-#[pyclass(name = "Method", module = "borch._native", unsendable)]
+#[pyclass(name = "Method", module = "borch._native")]
 pub struct Method {
     tensor: Tensor,
     entry: &'static Entry,

@@ -9,6 +9,7 @@
 use std::rc::Rc;
 
 use borch_data::Dataset;
+use borch_vision::catalogue::fetch;
 use borch_vision::datasets::{CIFAR10, CIFAR100, Digits, FashionMNIST, MNIST, VisionOptions};
 use borch_vision::transforms::catalog;
 use borch_vision::transforms::{PILToTensor, ToTensor, Transform};
@@ -19,6 +20,7 @@ use crate::convert::{arguments, type_name};
 use crate::data::{Extra, PyCoreDataset};
 use crate::errors::{err, guard, type_error};
 use crate::tensor::PyTensor;
+use crate::thread_bound::ThreadBound;
 
 /// A picture conversion: `ToTensor` (divided by 255, float32) or `PILToTensor` (values kept).
 #[derive(Clone, Copy)]
@@ -28,10 +30,19 @@ enum Picture {
 }
 
 /// A transform (borch-ts's `Transform`): a picture conversion first, then tensor transforms.
-#[pyclass(name = "Transform", module = "borch._native", unsendable)]
+#[pyclass(name = "Transform", module = "borch._native")]
 pub struct PyTransform {
     picture: Option<Picture>,
-    tensor: Option<Rc<dyn Transform>>,
+    tensor: ThreadBound<Option<Rc<dyn Transform>>>,
+}
+
+impl PyTransform {
+    fn new(picture: Option<Picture>, tensor: Option<Rc<dyn Transform>>) -> PyTransform {
+        PyTransform {
+            picture,
+            tensor: ThreadBound::new("transform", tensor),
+        }
+    }
 }
 
 /// `transforms.<name>(*args, **kwargs)` of borch-vision's transform catalog.
@@ -40,10 +51,7 @@ pub struct PyTransform {
 pub fn new_transform(name: &str, args: &Bound<'_, PyTuple>) -> PyResult<PyTransform> {
     let (positional, keywords) = arguments(args)?;
     let t = guard(|| catalog::build_transform(name, positional, keywords).map_err(err))?;
-    Ok(PyTransform {
-        picture: None,
-        tensor: Some(t),
-    })
+    Ok(PyTransform::new(None, Some(t)))
 }
 
 /// The transform catalog's class names (torchvision's, `Normalize`).
@@ -54,18 +62,12 @@ pub fn transform_names() -> Vec<&'static str> {
 
 #[pyfunction]
 pub fn to_tensor_transform() -> PyTransform {
-    PyTransform {
-        picture: Some(Picture::ToTensor),
-        tensor: None,
-    }
+    PyTransform::new(Some(Picture::ToTensor), None)
 }
 
 #[pyfunction]
 pub fn pil_to_tensor_transform() -> PyTransform {
-    PyTransform {
-        picture: Some(Picture::PilToTensor),
-        tensor: None,
-    }
+    PyTransform::new(Some(Picture::PilToTensor), None)
 }
 
 /// `Compose(transforms)`: ToTensor / PILToTensor only first.
@@ -88,10 +90,10 @@ pub fn compose_transforms(transforms: &Bound<'_, PyAny>) -> PyResult<PyTransform
             ));
         }
         picture = picture.or(t.picture);
-        tensor.extend(t.tensor.clone());
+        tensor.extend(t.tensor.get()?.clone());
     }
     let tensor = (!tensor.is_empty()).then(|| catalog::compose(tensor));
-    Ok(PyTransform { picture, tensor })
+    Ok(PyTransform::new(picture, tensor))
 }
 
 #[pymethods]
@@ -124,7 +126,7 @@ impl PyTransform {
                 .map(|t| t.borrow().0.clone())
                 .map_err(|_| type_error("forward(): img must be a Tensor"))?,
         };
-        match &self.tensor {
+        match self.tensor.get()? {
             Some(t) => guard(|| t.forward(&x).map(PyTensor).map_err(err)),
             None => Ok(PyTensor(x)),
         }
@@ -149,7 +151,7 @@ fn options(name: &str, o: Option<&Bound<'_, PyDict>>) -> PyResult<VisionOptions>
                      leave ToTensor/PILToTensor out of the transform"
                 )));
             }
-            t.tensor.clone().map(catalog::shared)
+            t.tensor.get()?.clone().map(catalog::shared)
         }
         _ => None,
     };
@@ -166,7 +168,7 @@ fn made<D: Dataset + 'static>(d: D, targets: &[i64]) -> PyCoreDataset {
         targets: Some(targets.to_vec()),
         ..Extra::default()
     };
-    PyCoreDataset(Rc::new(d), extra)
+    PyCoreDataset::new(Rc::new(d), extra)
 }
 
 /// `CIFAR10.from_bytes([batch, …], train=True, transform=None)`.
@@ -236,7 +238,7 @@ pub fn digits_from_bytes(
 
 /// A verified catalogue entry (borch-ts's `Loaded`): `manifest` (a dict), `model` (in eval mode,
 /// weights loaded), `maxSampleDiff`, `source`, `cached`, `refusedCache`.
-#[pyclass(name = "Loaded", module = "borch._native", unsendable)]
+#[pyclass(name = "Loaded", module = "borch._native")]
 pub struct PyLoaded {
     manifest: Py<PyAny>,
     model: Py<crate::modules::PyModule>,
@@ -266,15 +268,16 @@ impl PyLoaded {
         self.source.clone()
     }
 
-    /// Natively nothing is cached (the files are read where they are).
+    /// Natively nothing is cached (every load reads or fetches the files again).
     #[getter]
     fn cached(&self) -> bool {
         false
     }
 
+    /// None: no cached copy is read natively, so none is refused (borch-ts's `null`).
     #[getter(refusedCache)]
-    fn refused_cache(&self) -> bool {
-        false
+    fn refused_cache(&self) -> Option<String> {
+        None
     }
 }
 
@@ -296,18 +299,23 @@ fn loaded(
     })
 }
 
-/// `catalogue.load(path)`: a manifest file and the weights next to it, every check the core's
-/// (`borch_vision::catalogue::load`); natively a local path (no download, no cache).
+/// `catalogue.load(url)`: a manifest and the weights next to it, from an `http://` /
+/// `https://` URL, a `file:` URL or a path, every check the core's
+/// (`borch_vision::catalogue::fetch::load_location`); nothing is cached natively.
 #[pyfunction]
-#[pyo3(signature = (path, options=None))]
+#[pyo3(signature = (url, options=None))]
 pub fn catalogue_load(
     py: Python<'_>,
-    path: &str,
+    url: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PyLoaded> {
-    let _ = options; // `cache=`: natively the files are read where they are.
-    let l = guard(|| borch_vision::catalogue::load(path).map_err(err))?;
-    loaded(py, l, path.to_string())
+    let _ = options; // `cache=`: natively nothing is kept (every load fetches and checks again).
+    let l = guard(|| {
+        // Fetched without the GIL: other Python threads (a server in this process) run meanwhile.
+        let (manifest, weights) = py.detach(|| fetch::read_location(url)).map_err(err)?;
+        borch_vision::catalogue::load_from(manifest, &weights).map_err(err)
+    })?;
+    loaded(py, l, fetch::source(url))
 }
 
 /// `catalogue.load_from(manifest_json, weights)`: from memory.

@@ -17,6 +17,8 @@
 //! A failure is one `BorchError` `catalogue '<name>': <step>: <detail>`. The shipped entries
 //! are in `catalogue/` at the repository's root (see docs/vision.md, "Model catalogue").
 
+#[cfg(all(feature = "fetch", not(target_arch = "wasm32")))]
+pub mod fetch;
 mod manifest;
 pub mod steps;
 
@@ -53,6 +55,14 @@ impl std::fmt::Debug for Loaded {
 /// (native: a file system; in the browser borch-ts fetches the two files).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn load(manifest_path: impl AsRef<Path>) -> Result<Loaded> {
+    let (manifest, weights) = read(manifest_path)?;
+    load_from(manifest, &weights)
+}
+
+/// The manifest at `manifest_path` (parsed and checked: step `manifest`) and the bytes of the
+/// weights file next to it, not yet checked: what [`load`] hands to [`load_from`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read(manifest_path: impl AsRef<Path>) -> Result<(Manifest, Vec<u8>)> {
     let path = manifest_path.as_ref();
     let text = std::fs::read_to_string(path).map_err(|e| {
         BorchError::Runtime(format!(
@@ -71,7 +81,7 @@ pub fn load(manifest_path: impl AsRef<Path>) -> Result<Loaded> {
             format!("could not read {}: {e}", weights_path.display()),
         )
     })?;
-    load_from(manifest, &weights)
+    Ok((manifest, weights))
 }
 
 /// Checks `weights` against `manifest`, builds the model, loads the weights and checks the
