@@ -8,7 +8,10 @@
 // found, when a case disagrees or a step leaves the tolerance, or on any uncaught error.
 //
 //   VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json node tests/node/run.mjs \
-//     [--target-dir DIR] [--filter S] [--verbose] [--timeout S]
+//     [--target-dir DIR] [--filter S] [--per-op N] [--verbose] [--timeout S]
+//
+// --per-op N: only the first N cases of each (op, kind, outcome) group of golden.json (CI runs
+// every case in Chromium, golden[js], through the same package on the same Dawn/SwiftShader).
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -23,7 +26,7 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const JSON_SOURCE_FLAG = '--harmony-json-parse-with-source';
 
 function usage(message) {
-  console.error(`${message}\nusage: node tests/node/run.mjs [--target-dir DIR] [--filter S] [--verbose] [--timeout S]`);
+  console.error(`${message}\nusage: node tests/node/run.mjs [--target-dir DIR] [--filter S] [--per-op N] [--verbose] [--timeout S]`);
   process.exit(2);
 }
 
@@ -31,6 +34,7 @@ function parseArgs(argv) {
   const args = {
     targetDir: process.env.CARGO_TARGET_DIR ? resolve(repo, process.env.CARGO_TARGET_DIR) : join(repo, 'target'),
     filter: '',
+    perOp: 0,
     verbose: false,
     timeout: 600,
   };
@@ -39,6 +43,7 @@ function parseArgs(argv) {
     const value = () => argv[++i] ?? usage(`${arg} needs a value`);
     if (arg === '--target-dir') args.targetDir = resolve(value());
     else if (arg === '--filter') args.filter = value();
+    else if (arg === '--per-op') args.perOp = Number(value());
     else if (arg === '--verbose') args.verbose = true;
     else if (arg === '--timeout') args.timeout = Number(value());
     else usage(`unknown argument ${arg}`);
@@ -90,6 +95,7 @@ async function main() {
     goldenText: text('tests/golden/golden.json'),
     bindingsText: text('tests/golden/bindings.json'),
     filter: args.filter,
+    perOp: args.perOp,
     verbose: args.verbose,
     label: 'node',
     via,

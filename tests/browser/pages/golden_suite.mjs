@@ -389,10 +389,11 @@ export function adapterName(found, via) {
 
 // Runs the suite (init() first) and resolves to { ok, summary }: ok when no case disagrees and
 // at least one ran. `goldenText` / `bindingsText`: tests/golden/golden.json and bindings.json;
-// `filter`: only cases whose name contains it; `verbose`: a line per case; `label`: the name in
-// `golden[label]`; `via`: see adapterName.
+// `filter`: only cases whose name contains it; `perOp`: when above 0, only the first `perOp`
+// cases of each op, kind (forward, backward) and outcome (a result, an error), in file order;
+// `verbose`: a line per case; `label`: the name in `golden[label]`; `via`: see adapterName.
 export async function runGoldenSuite(options) {
-  const { goldenText, bindingsText, filter = '', verbose = false, label, via } = options;
+  const { goldenText, bindingsText, filter = '', perOp = 0, verbose = false, label, via } = options;
   torch = options.torch;
   log = options.log;
   const started = performance.now();
@@ -400,7 +401,14 @@ export async function runGoldenSuite(options) {
   bindings = JSON.parse(bindingsText);
   const golden = parseGolden(goldenText);
   const loaded = performance.now();
-  const cases = golden.cases.filter((c) => c.name.includes(filter));
+  const taken = new Map();
+  const sampled = (c) => {
+    if (!(perOp > 0)) return true;
+    const group = `${c.op}|${c.kind}|${'error' in c}`;
+    taken.set(group, (taken.get(group) ?? 0) + 1);
+    return taken.get(group) <= perOp;
+  };
+  const cases = golden.cases.filter((c) => c.name.includes(filter) && sampled(c));
   let agree = 0;
   let backwardAgree = 0;
   let backwardTotal = 0;
@@ -434,6 +442,7 @@ export async function runGoldenSuite(options) {
     `golden[${label}]: ${agree} agreeing / ${total} cases, ${missingCount} not implemented, ${disagreements.length} disagreeing ` +
     `(forward ${agree - backwardAgree} / ${total - backwardTotal}, backward ${backwardAgree} / ${backwardTotal}) [${adapter}]`;
   log(line);
+  if (perOp > 0) log(`golden[${label}]: a sample, the first ${perOp} cases of each of ${taken.size} (op, kind, outcome) groups of ${golden.cases.length} cases`);
   log(`golden[${label}]: ${seconds.toFixed(1)} s (loading ${((loaded - started) / 1000).toFixed(1)} s)${filter ? `, filter "${filter}"` : ''}; memory after: ${JSON.stringify(torch.memory())}`);
   return { ok: disagreements.length === 0 && total > 0, summary: line };
 }
