@@ -80,7 +80,9 @@ struct Args {
     steps: usize,
     width: usize,
     export: Option<String>,
-    /// `--profile N`: one more eager train step per batch, profiled per kernel (top N).
+    /// `--profile N`: one more eager train step per batch, and one eager forward of the fused
+    /// eval model per eval batch (the kernels its compiled replay runs), profiled per kernel
+    /// (top N).
     profile: usize,
 }
 
@@ -459,6 +461,12 @@ fn bench(o: &Args) -> Result<()> {
                 &strip(t),
                 json!({"diff_vs_eager": diff, "traces": traces(&run.traces)}),
             );
+            if o.profile > 0 && mode == Mode::FusedCompiled {
+                crate::bench_profile::report(&device, o.profile, || {
+                    eval_forward(net, &x).map(drop).map_err(|e| e.to_string())
+                })
+                .map_err(BorchError::Value)?;
+            }
         }
     }
     Ok(())
