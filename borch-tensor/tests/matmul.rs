@@ -115,6 +115,7 @@ fn mm_every_tile() {
         MatmulTile::new(16, 16, 4, 4, 16),
         MatmulTile::new(16, 16, 8, 8, 8),
         MatmulTile::new(16, 8, 16, 8, 8),
+        MatmulTile::new(16, 16, 8, 8, 16),
         MatmulTile::new(8, 8, 4, 4, 4),
         MatmulTile::new(8, 8, 4, 4, 4).double_buffered(),
         MatmulTile::new(16, 16, 8, 8, 8).double_buffered(),

@@ -215,9 +215,16 @@ pub(crate) fn default_tile(
     let tiles_128 = m.div_ceil(128) * n.div_ceil(128) * batch;
     if m <= 16 || n <= 16 || tiles_128 < 128 {
         MatmulTile::new(16, 16, 4, 4, 16)
+    } else if tiles_128 <= 1152 && k <= 2048 {
+        // A grid of few 128 x 128 blocks over a short K (a transformer's 16384 x 384 outputs):
+        // 256 threads with 8 x 8 each, 16 deep. H200, 2026-12-04 (`bench matmul --tiles`):
+        // 16384 x K x 384 for K = 384 / 1152 / 1536 at 30.0 / 32.4 / 32.5 TFLOP/s against 24.2
+        // / 25.6 / 25.5 on the 128-thread tile below, 16384 x 384 x 1152 at 31.2 against 29.7.
+        MatmulTile::new(16, 16, 8, 8, 16)
     } else {
         // 128 threads with 16 x 8 outputs each: 33.9 TFLOP/s at 4096^3 on an H200 against
-        // 30.9 for 256 threads with 8 x 8 (2026-12-02, `bench matmul --tiles`).
+        // 30.9 for 256 threads with 8 x 8 (2026-12-02, `bench matmul --tiles`); 33.1 against
+        // 31.5 at 16384 x 384 x 1536 (2026-12-04).
         MatmulTile::new(16, 8, 16, 8, 8)
     }
 }
