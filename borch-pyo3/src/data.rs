@@ -324,21 +324,29 @@ pub struct PyPass(ThreadBound<RefCell<DataLoaderIter>>);
 #[pymethods]
 impl PyPass {
     fn next(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let pass = self.0.get()?;
-        let step = guard(|| {
-            let mut it = pass.try_borrow_mut().map_err(|_| {
-                err(BorchError::Runtime(
-                    "this DataLoader pass is already running".into(),
-                ))
-            })?;
-            it.next().transpose().map_err(err)
-        })?;
-        let out = PyDict::new(py);
-        out.set_item("done", step.is_none())?;
-        match step {
-            Some(batch) => out.set_item("value", sample_py(py, batch)?)?,
-            None => out.set_item("value", py.None())?,
-        }
-        out.into_py_any(py)
+        pass_step(py, self.0.get()?, "DataLoader")
     }
+}
+
+/// One step of a pass as borch-ts's `{done, value}`; `what` names the pass in the error a
+/// re-entered pass (its dataset's `__iter__` or `collate_fn` stepping it) gives.
+pub(crate) fn pass_step<I>(py: Python<'_>, pass: &RefCell<I>, what: &str) -> PyResult<Py<PyAny>>
+where
+    I: Iterator<Item = borch_tensor::Result<Sample>> + ?Sized,
+{
+    let step = guard(|| {
+        let mut it = pass.try_borrow_mut().map_err(|_| {
+            err(BorchError::Runtime(format!(
+                "this {what} pass is already running"
+            )))
+        })?;
+        it.next().transpose().map_err(err)
+    })?;
+    let out = PyDict::new(py);
+    out.set_item("done", step.is_none())?;
+    match step {
+        Some(sample) => out.set_item("value", sample_py(py, sample)?)?,
+        None => out.set_item("value", py.None())?,
+    }
+    out.into_py_any(py)
 }

@@ -7,13 +7,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use borch_data::{ChainDataset, IterableDataset, Sample, SampleIter, Source};
-use borch_tensor::{BorchError, Result};
-use pyo3::IntoPyObjectExt;
+use borch_tensor::Result;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyIterator};
 
-use crate::data::{PyCoreDataset, dataset_of, sample_of, sample_py};
+use crate::data::{PyCoreDataset, dataset_of, pass_step, sample_of};
 use crate::errors::{callback_error, err, guard, type_error};
+use crate::thread_bound::ThreadBound;
 
 /// An iterable dataset written in Python: `iter(object)` each pass, `len(object)` for `len`.
 struct PyIterable {
@@ -51,7 +51,7 @@ impl Iterator for PySamples {
 /// (map-style), a core `ChainDataset`, or any other Python iterable as an iterable dataset.
 pub(crate) fn source_of(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Source> {
     if let Ok(d) = v.cast::<PyChainDataset>() {
-        return Ok(Source::Iterable(d.borrow().0.clone()));
+        return Ok(Source::Iterable(d.borrow().0.get()?.clone()));
     }
     if v.is_instance_of::<PyCoreDataset>() || v.is_instance_of::<PyDict>() {
         return dataset_of(name, v).map(Source::Map);
@@ -65,8 +65,8 @@ pub(crate) fn source_of(name: &str, v: &Bound<'_, PyAny>) -> PyResult<Source> {
 }
 
 /// `ChainDataset(datasets)`: iterable datasets one after another.
-#[pyclass(name = "ChainDataset", module = "borch._native", unsendable)]
-pub struct PyChainDataset(Rc<ChainDataset>);
+#[pyclass(name = "ChainDataset", module = "borch._native")]
+pub struct PyChainDataset(ThreadBound<Rc<ChainDataset>>);
 
 /// `ChainDataset(datasets)` (each a core dataset, a `{getItem, length}` dict or an iterable).
 #[pyfunction]
@@ -76,7 +76,10 @@ pub fn new_chain_dataset(datasets: &Bound<'_, PyAny>) -> PyResult<PyChainDataset
         .map_err(|_| type_error("ChainDataset(): datasets must be an iterable of datasets"))?
         .map(|d| source_of("ChainDataset", &d?))
         .collect::<PyResult<Vec<_>>>()?;
-    Ok(PyChainDataset(Rc::new(ChainDataset::new(parts))))
+    Ok(PyChainDataset(ThreadBound::new(
+        "ChainDataset",
+        Rc::new(ChainDataset::new(parts)),
+    )))
 }
 
 #[pymethods]
@@ -84,37 +87,28 @@ impl PyChainDataset {
     /// `len(chain)`: the datasets' lengths summed.
     #[getter]
     fn length(&self) -> PyResult<usize> {
-        guard(|| IterableDataset::len(self.0.as_ref()).map_err(err))
+        let chain = self.0.get()?;
+        guard(|| IterableDataset::len(chain.as_ref()).map_err(err))
     }
 
     /// One pass (`iter(chain)`).
     fn iter(&self) -> PyResult<PyDatasetPass> {
-        let it = guard(|| IterableDataset::iter(self.0.as_ref()).map_err(err))?;
-        Ok(PyDatasetPass(RefCell::new(it)))
+        let chain = self.0.get()?;
+        let it = guard(|| IterableDataset::iter(chain.as_ref()).map_err(err))?;
+        Ok(PyDatasetPass(ThreadBound::new(
+            "DatasetPass",
+            RefCell::new(it),
+        )))
     }
 }
 
 /// One pass of an iterable dataset: `next()` is `{done, value}` (borch-ts's iterator step).
-#[pyclass(name = "DatasetPass", module = "borch._native", unsendable)]
-pub struct PyDatasetPass(RefCell<SampleIter>);
+#[pyclass(name = "DatasetPass", module = "borch._native")]
+pub struct PyDatasetPass(ThreadBound<RefCell<SampleIter>>);
 
 #[pymethods]
 impl PyDatasetPass {
     fn next(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let step = guard(|| {
-            let mut it = self.0.try_borrow_mut().map_err(|_| {
-                err(BorchError::Runtime(
-                    "this dataset pass is already running".into(),
-                ))
-            })?;
-            it.next().transpose().map_err(err)
-        })?;
-        let out = PyDict::new(py);
-        out.set_item("done", step.is_none())?;
-        match step {
-            Some(sample) => out.set_item("value", sample_py(py, sample)?)?,
-            None => out.set_item("value", py.None())?,
-        }
-        out.into_py_any(py)
+        pass_step(py, self.0.get()?, "dataset")
     }
 }

@@ -129,8 +129,16 @@ fn run(
         Ok(Value::Tensor(t)) => wrap(py, hooks, PyTensor(t).into_py_any(py)?),
         Ok(other) => hooks.from_js.call1(py, (to_py(py, other)?,)),
         Err(e) if e.is_instance_of::<NativeError>(py) => {
-            hooks.reraise.call1(py, (e.value(py),))?;
-            Err(e)
+            // As `except NativeError as e: reraise(e)` leaves it: torch's class raised `from
+            // None`, the NativeError kept as its `__context__` (which names borch's kind).
+            let raised = match hooks.reraise.call1(py, (e.value(py),)) {
+                Err(raised) => raised,
+                Ok(_) => return Err(e),
+            };
+            raised
+                .value(py)
+                .setattr(intern!(py, "__context__"), e.value(py))?;
+            Err(raised)
         }
         Err(e) => Err(e),
     }
