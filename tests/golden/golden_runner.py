@@ -426,15 +426,17 @@ def outcome(why):
 
 
 def select(cases, every):
-    """Every ``every``-th case of each op (its first, then each ``every``-th after), in file order:
-    a deterministic subset that keeps every op. ``every`` 1 is all of them."""
+    """Every ``every``-th case of each op and kind (forward, backward: its first, then each
+    ``every``-th after), in file order: a deterministic subset that keeps every op in both
+    directions. ``every`` 1 is all of them."""
     if every <= 1:
         return cases
     seen = {}
     chosen = []
     for c in cases:
-        n = seen.get(c["op"], 0)
-        seen[c["op"]] = n + 1
+        key = (c["op"], c.get("kind"))
+        n = seen.get(key, 0)
+        seen[key] = n + 1
         if n % every == 0:
             chosen.append(c)
     return chosen
@@ -480,7 +482,8 @@ def run(golden_text, bindings_text, adapter="", filter="", verbose=False, every=
         log(f"not implemented ({count}): {key}")
     total = len(cases)
     missing_count = sum(missing.values())
-    scope = f" (a subset: every {every}th case of each op, of {len(everything)})" if every > 1 else ""
+    scope = (f" (a subset: every {every}th case of each op and kind, of {len(everything)})"
+             if every > 1 else "")
     line = (
         f"{label}: {agree} agreeing / {total} cases{scope}, {missing_count} not implemented, "
         f"{len(disagreements)} disagreeing (forward {agree - backward_agree} / "
