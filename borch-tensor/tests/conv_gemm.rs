@@ -228,6 +228,12 @@ fn shapes_match_the_reference() {
     });
     let tiles = [
         (None, None, "borch's pick"),
+        // The register strip (software adapters' pick), odd rows, one column per thread.
+        (
+            Some(MatmulTile::strip(4, 3, 1)),
+            Some(2),
+            "strip 4x3x1, split-K 2",
+        ),
         (Some(MatmulTile::new(4, 8, 4, 4, 4)), Some(1), "32x16 tile"),
         (Some(MatmulTile::new(8, 8, 4, 4, 8)), Some(3), "split-K 3"),
         (Some(MatmulTile::new(4, 4, 4, 4, 4)), Some(7), "split-K 7"),
@@ -266,7 +272,7 @@ fn shapes_match_the_reference() {
     let edges = [3, 5, 7, 8];
     for (i, (tile, splits, label)) in tiles.into_iter().enumerate() {
         set_conv_kernel(tile, splits);
-        let every = i <= 4;
+        let every = i <= 5;
         for (_, cs) in cases
             .iter()
             .enumerate()
@@ -277,7 +283,7 @@ fn shapes_match_the_reference() {
     }
     // The geometry baked into the shader as constants (borch's pick on GPUs).
     set_conv_baked(Some(true));
-    for (tile, splits, label) in [tiles[0], tiles[4]] {
+    for (tile, splits, label) in [tiles[0], tiles[1], tiles[5]] {
         set_conv_kernel(tile, splits);
         for cs in &cases {
             check_case(cs, &format!("baked, {label}"));

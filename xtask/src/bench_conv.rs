@@ -350,10 +350,15 @@ fn max_rel_diff(x: &[f32], y: &[f32]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// `BORCH_CONV_BAKED=0|1` (geometry read from the params or baked into the shaders) and
-/// `BORCH_CONV_SLICED=0|1` (a small grid's K split in two dispatches or in one), for every bench
-/// that runs convolutions.
+/// `BORCH_CONV_BAKED=0|1` (geometry read from the params or baked into the shaders),
+/// `BORCH_CONV_SLICED=0|1` (a small grid's K split in two dispatches or in one) and
+/// `BORCH_CONV_PATH=im2col` (every convolution as im2col + matmul), for every bench that runs
+/// convolutions.
 pub fn apply_conv_env() {
+    if std::env::var("BORCH_CONV_PATH").is_ok_and(|v| v == "im2col") {
+        set_conv_path(ConvPath::Im2col);
+        eprintln!("convolutions as im2col + matmul");
+    }
     if let Ok(v) = std::env::var("BORCH_CONV_BAKED") {
         set_conv_baked(Some(v != "0"));
         eprintln!("geometry baked into the conv shaders: {}", v != "0");

@@ -45,22 +45,44 @@ impl Bindings {
     }
 }
 
-/// The tree sum of one value per thread (every thread gets the total).
-pub(crate) const TREE: &str = r#"
-var<workgroup> red: array<f32, 256>;
-fn tree_sum(lid: u32, v: f32) -> f32 {
+/// Threads of a reduction's workgroup: 256 on GPUs, 32 on software adapters, where every
+/// `workgroupBarrier` switches between all of a workgroup's invocations (SwiftShader runs a
+/// 256-thread tree sum's ten barriers slower than the loads it reduces).
+pub(crate) fn reduce_threads(device: &borch_device::Device) -> u32 {
+    if device.adapter_info().is_software {
+        32
+    } else {
+        256
+    }
+}
+
+/// The tree sum of one value per thread over `threads` threads (every thread gets the total),
+/// with the `pf` params reader.
+pub(crate) fn tree(threads: u32) -> String {
+    format!(
+        r#"
+var<workgroup> red: array<f32, {threads}>;
+fn tree_sum(lid: u32, v: f32) -> f32 {{
     red[lid] = v;
     workgroupBarrier();
-    for (var s = 128u; s > 0u; s = s >> 1u) {
-        if (lid < s) { red[lid] = red[lid] + red[lid + s]; }
+    for (var s = {half}u; s > 0u; s = s >> 1u) {{
+        if (lid < s) {{ red[lid] = red[lid] + red[lid + s]; }}
         workgroupBarrier();
-    }
+    }}
     let total = red[0];
     workgroupBarrier();
     return total;
+}}
+fn pf(i: u32) -> f32 {{ return bitcast<f32>(p[i]); }}
+"#,
+        half = threads / 2
+    )
 }
-fn pf(i: u32) -> f32 { return bitcast<f32>(p[i]); }
-"#;
+
+/// The entry point of a reduction over `threads` threads.
+pub(crate) fn reduce_main(threads: u32) -> String {
+    MAIN_WG.replace("256", &threads.to_string())
+}
 
 pub(crate) const MAIN_WG: &str = "@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {\n";
 
@@ -118,7 +140,7 @@ pub(crate) fn update_source(blend: Blend) -> String {
 
 /// Params: N, C, S, x offset, eps, momentum, running_mean / running_var / count offsets, 1
 /// where the count is incremented later (by the normalisation) and 0 where it already was.
-pub(crate) fn stats_source(blend: Blend) -> String {
+pub(crate) fn stats_source(blend: Blend, threads: u32) -> String {
     let mut b = Bindings::new();
     b.add("st", true, "f32");
     b.add("x", false, "f32");
@@ -131,19 +153,19 @@ pub(crate) fn stats_source(blend: Blend) -> String {
     }
     let update = update_source(blend);
     format!(
-        r#"{decls}{index}{TREE}{MAIN_WG}    let c = wid.y * nwg.x + wid.x;
+        r#"{decls}{index}{tree}{main}    let c = wid.y * nwg.x + wid.x;
     if (c >= p[1]) {{ return; }}
     let s = p[2];
     let count = p[0] * s;
     let base = sp(3u) + i32(c * s);
     let step = i32(p[1] * s);
     var acc = 0.0;
-    for (var i = lid; i < count; i = i + 256u) {{
+    for (var i = lid; i < count; i = i + {threads}u) {{
         acc = acc + x[base + i32(i / s) * step + i32(i % s)];
     }}
     let mean = tree_sum(lid, acc) / f32(count);
     var dev = 0.0;
-    for (var i = lid; i < count; i = i + 256u) {{
+    for (var i = lid; i < count; i = i + {threads}u) {{
         let d = x[base + i32(i / s) * step + i32(i % s)] - mean;
         dev = dev + d * d;
     }}
@@ -156,6 +178,8 @@ pub(crate) fn stats_source(blend: Blend) -> String {
 "#,
         decls = b.decls,
         index = prelude::INDEX,
+        tree = tree(threads),
+        main = reduce_main(threads),
     )
 }
 
@@ -211,7 +235,7 @@ pub(crate) fn apply_source(from: StatsFrom, weight: bool, bias: bool, count: boo
 /// Per channel: `sum(g)` and `sum(g * (x - mean))` into `sums` (`[2C]`), and the weight
 /// gradient `sum(g * x_hat)` and bias gradient `sum(g)` where asked. Params: N, C, S, x offset,
 /// eps, g offset, (unused), running mean / var offsets.
-pub(crate) fn sums_source(from: StatsFrom, gw: bool, gb: bool) -> String {
+pub(crate) fn sums_source(from: StatsFrom, gw: bool, gb: bool, threads: u32) -> String {
     let mut b = Bindings::new();
     b.add("sums", true, "f32");
     b.add("g", false, "f32");
@@ -231,7 +255,7 @@ pub(crate) fn sums_source(from: StatsFrom, gw: bool, gb: bool) -> String {
         writes.push_str("        gb[c] = sg;\n");
     }
     format!(
-        r#"{decls}{index}{TREE}{MAIN_WG}    let c = wid.y * nwg.x + wid.x;
+        r#"{decls}{index}{tree}{main}    let c = wid.y * nwg.x + wid.x;
     if (c >= p[1]) {{ return; }}
 {read}    let s = p[2];
     let count = p[0] * s;
@@ -239,7 +263,7 @@ pub(crate) fn sums_source(from: StatsFrom, gw: bool, gb: bool) -> String {
     let step = i32(p[1] * s);
     var a = 0.0;
     var d = 0.0;
-    for (var i = lid; i < count; i = i + 256u) {{
+    for (var i = lid; i < count; i = i + {threads}u) {{
         let j = off + i32(i / s) * step + i32(i % s);
         let gv = g[sp(5u) + j];
         a = a + gv;
@@ -255,6 +279,8 @@ pub(crate) fn sums_source(from: StatsFrom, gw: bool, gb: bool) -> String {
 "#,
         decls = b.decls,
         index = prelude::INDEX,
+        tree = tree(threads),
+        main = reduce_main(threads),
         read = stats_read(from),
     )
 }
@@ -404,11 +430,12 @@ pub(crate) fn stats(
         split::stats(x, &st, c, parts, blend, running, &params)?;
         return Ok(st);
     }
-    let key = format!("batch_norm_stats|{blend:?}");
+    let threads = reduce_threads(x.device());
+    let key = format!("batch_norm_stats|{blend:?}|t{threads}");
     run(
         x,
         &key,
-        &|| stats_source(blend),
+        &|| stats_source(blend, threads),
         &tensors,
         &params,
         c as u32,
@@ -505,8 +532,12 @@ pub(crate) fn sums(
     tensors.extend(gw.as_ref());
     tensors.extend(gb.as_ref());
     let from = stats.from();
-    let key = format!("batch_norm_sums|{from:?}|{}|{}", want[0], want[1]);
-    let source = || sums_source(from, want[0], want[1]);
+    let threads = reduce_threads(x.device());
+    let key = format!(
+        "batch_norm_sums|{from:?}|{}|{}|t{threads}",
+        want[0], want[1]
+    );
+    let source = || sums_source(from, want[0], want[1], threads);
     run(x, &key, &source, &tensors, &params, c as u32)?;
     Ok((sums, gw, gb))
 }
@@ -558,8 +589,11 @@ pub(crate) fn grad_input(
 /// Every specialisation's WGSL, for validation.
 pub(crate) fn sources() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for blend in [Blend::None, Blend::Value, Blend::Cumulative] {
-        out.push((format!("batch_norm_stats|{blend:?}"), stats_source(blend)));
+    for threads in [32, 256] {
+        for blend in [Blend::None, Blend::Value, Blend::Cumulative] {
+            let key = format!("batch_norm_stats|{blend:?}|t{threads}");
+            out.push((key, stats_source(blend, threads)));
+        }
     }
     for from in [StatsFrom::Batch, StatsFrom::Running] {
         for w in [false, true] {
@@ -568,10 +602,12 @@ pub(crate) fn sources() -> Vec<(String, String)> {
                     let key = format!("batch_norm_apply|{from:?}|{w}|{b}|{k}");
                     out.push((key, apply_source(from, w, b, k)));
                 }
-                out.push((
-                    format!("batch_norm_sums|{from:?}|{w}|{b}"),
-                    sums_source(from, w, b),
-                ));
+                for threads in [32, 256] {
+                    out.push((
+                        format!("batch_norm_sums|{from:?}|{w}|{b}|t{threads}"),
+                        sums_source(from, w, b, threads),
+                    ));
+                }
             }
             out.push((
                 format!("batch_norm_grad_input|{from:?}|{w}"),

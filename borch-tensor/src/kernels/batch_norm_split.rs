@@ -5,8 +5,8 @@
 //! backward's sums by adding). One dispatch more than the unsplit kernels.
 
 use super::batch_norm::{
-    Bindings, Blend, MAIN_WG, Running, StatsFrom, StatsIn, TREE, stats_bindings, stats_read,
-    update_source,
+    Bindings, Blend, MAIN_WG, Running, StatsFrom, StatsIn, reduce_main, reduce_threads,
+    stats_bindings, stats_read, tree, update_source,
 };
 use super::{groups_for, launch, prelude};
 use crate::dtype::DType;
@@ -48,20 +48,20 @@ fn chunk_head(pi: u32) -> String {
 
 /// Per chunk: its count, mean and sum of squared deviations into `part[3 * wg ..]`.
 /// Params: the stats kernel's, then parts (10) and the chunk length (11).
-pub(crate) fn partial_stats_source() -> String {
+pub(crate) fn partial_stats_source(threads: u32) -> String {
     let mut b = Bindings::new();
     b.add("part", true, "f32");
     b.add("x", false, "f32");
     format!(
-        r#"{decls}{index}{TREE}{MAIN_WG}{head}    let base = sp(3u) + off;
+        r#"{decls}{index}{tree}{main}{head}    let base = sp(3u) + off;
     var acc = 0.0;
-    for (var i = lo + lid; i < hi; i = i + 256u) {{
+    for (var i = lo + lid; i < hi; i = i + {threads}u) {{
         acc = acc + x[base + i32(i / s) * step + i32(i % s)];
     }}
     let n = f32(hi - lo);
     let mean = tree_sum(lid, acc) / max(n, 1.0);
     var dev = 0.0;
-    for (var i = lo + lid; i < hi; i = i + 256u) {{
+    for (var i = lo + lid; i < hi; i = i + {threads}u) {{
         let d = x[base + i32(i / s) * step + i32(i % s)] - mean;
         dev = dev + d * d;
     }}
@@ -75,6 +75,8 @@ pub(crate) fn partial_stats_source() -> String {
 "#,
         decls = b.decls,
         index = prelude::INDEX,
+        tree = tree(threads),
+        main = reduce_main(threads),
         head = chunk_head(10),
     )
 }
@@ -125,16 +127,16 @@ pub(crate) fn combine_stats_source(blend: Blend) -> String {
 
 /// Per chunk: `sum(g)` and `sum(g * (x - mean))` into `part[2 * wg ..]`. Params: the sums
 /// kernel's, then parts (9) and the chunk length (10).
-pub(crate) fn partial_sums_source(from: StatsFrom) -> String {
+pub(crate) fn partial_sums_source(from: StatsFrom, threads: u32) -> String {
     let mut b = Bindings::new();
     b.add("part", true, "f32");
     b.add("g", false, "f32");
     b.add("x", false, "f32");
     stats_bindings(&mut b, from);
     format!(
-        r#"{decls}{index}{TREE}{MAIN_WG}{head}{read}    var a = 0.0;
+        r#"{decls}{index}{tree}{main}{head}{read}    var a = 0.0;
     var d = 0.0;
-    for (var i = lo + lid; i < hi; i = i + 256u) {{
+    for (var i = lo + lid; i < hi; i = i + {threads}u) {{
         let j = off + i32(i / s) * step + i32(i % s);
         let gv = g[sp(5u) + j];
         a = a + gv;
@@ -150,6 +152,8 @@ pub(crate) fn partial_sums_source(from: StatsFrom) -> String {
 "#,
         decls = b.decls,
         index = prelude::INDEX,
+        tree = tree(threads),
+        main = reduce_main(threads),
         head = chunk_head(9),
         read = stats_read(from),
     )
@@ -227,10 +231,11 @@ pub(crate) fn stats(
     let mut params = params.to_vec();
     params.extend([parts as u32, count.div_ceil(parts) as u32]);
     let groups = (c * parts) as u32;
+    let threads = reduce_threads(x.device());
     run(
         x,
-        "batch_norm_partial_stats",
-        &partial_stats_source,
+        &format!("batch_norm_partial_stats|t{threads}"),
+        &|| partial_stats_source(threads),
         &[&part, x],
         &params,
         groups,
@@ -269,8 +274,9 @@ pub(crate) fn sums(
     };
     let mut tensors = vec![&part, g, x];
     tensors.extend(stat_tensors);
-    let key = format!("batch_norm_partial_sums|{from:?}");
-    let source = || partial_sums_source(from);
+    let threads = reduce_threads(x.device());
+    let key = format!("batch_norm_partial_sums|{from:?}|t{threads}");
+    let source = || partial_sums_source(from, threads);
     run(x, &key, &source, &tensors, &params, (c * parts) as u32)?;
     let mut tensors = vec![out[0], &part];
     tensors.extend(stat_tensors);
@@ -284,19 +290,25 @@ pub(crate) fn sums(
 
 /// Every specialisation's WGSL, for validation.
 pub(crate) fn sources() -> Vec<(String, String)> {
-    let mut out = vec![(
-        "batch_norm_partial_stats".to_string(),
-        partial_stats_source(),
-    )];
+    let mut out: Vec<(String, String)> = [32, 256]
+        .map(|t| {
+            (
+                format!("batch_norm_partial_stats|t{t}"),
+                partial_stats_source(t),
+            )
+        })
+        .into();
     for blend in [Blend::None, Blend::Value, Blend::Cumulative] {
         let key = format!("batch_norm_combine_stats|{blend:?}");
         out.push((key, combine_stats_source(blend)));
     }
     for from in [StatsFrom::Batch, StatsFrom::Running] {
-        out.push((
-            format!("batch_norm_partial_sums|{from:?}"),
-            partial_sums_source(from),
-        ));
+        for t in [32, 256] {
+            out.push((
+                format!("batch_norm_partial_sums|{from:?}|t{t}"),
+                partial_sums_source(from, t),
+            ));
+        }
         for w in [false, true] {
             for b in [false, true] {
                 let key = format!("batch_norm_combine_sums|{from:?}|{w}|{b}");

@@ -94,15 +94,16 @@ fn overrides() -> Overrides {
 /// point: `cargo xtask bench conv --tile ...` measures others).
 pub(crate) fn default_tile(software: bool, pass: Pass, m: usize, n: usize, k: usize) -> MatmulTile {
     if software {
-        // lavapipe (as for the matmul): outputs per load decide the speed, so big products get
-        // 8 x 8 outputs per thread, small ones 4 x 4 (well under a second to compile). 16 x 16
-        // (8x8x16x16x8) ran ~2x faster on lavapipe but its gather code is too big for
-        // SwiftShader (Chromium's software WebGPU) to compile in reasonable time and memory.
-        return if m >= 128 && n >= 128 && m * n * k >= 1 << 22 {
-            MatmulTile::new(8, 8, 8, 8, 8)
-        } else {
-            MatmulTile::new(8, 8, 4, 4, 8)
-        };
+        // SwiftShader (Chromium's software WebGPU) and lavapipe: the register strip, no
+        // workgroup memory and no barriers, 8 (M <= 8) or 16 rows by 4 columns per thread. On
+        // SwiftShader natively (2026-12-04, CIFAR ResNet-18 at width 8, batch 16) it took the
+        // train step from 1.35 s on 4 x 4 staged tiles (32 x 32 blocks) to 0.84 s, on lavapipe
+        // from 0.81 to 0.30 s; at full width on lavapipe (`bench conv --batches 2`) it ran
+        // 1.0-2x the 8 x 8 staged tile's rate but for the strided input gradients (0.9x). The
+        // staged tiles' unrolled gathers also took SwiftShader seconds to compile (8x8x16x16x8
+        // minutes, 16x2x4x4x32 more than 24 GB).
+        let _ = (pass, n, k);
+        return MatmulTile::strip(8, if m <= 8 { 8 } else { 16 }, 4);
     }
     if m <= 16 {
         // Few output channels per group (depthwise): 16 x 128 blocks.
@@ -130,30 +131,27 @@ pub(crate) fn default_tile(software: bool, pass: Pass, m: usize, n: usize, k: us
     }
 }
 
-/// The number of K slices: enough workgroups to fill a GPU (`target` of them: about two per SM
-/// on an H200's 132, four for weight gradients), each slice at least four steps of BK long; 1 on
-/// software adapters.
-pub(crate) fn default_splits(
-    software: bool,
-    tiles: usize,
-    k: usize,
-    bk: usize,
-    target: usize,
-) -> usize {
-    if software || tiles * 2 >= target {
+/// The number of K slices: enough workgroups to fill the device (`target` of them), each
+/// slice at least four steps of BK long.
+pub(crate) fn default_splits(tiles: usize, k: usize, bk: usize, target: usize) -> usize {
+    if tiles * 2 >= target {
         return 1;
     }
     (target / tiles.max(1)).min(k / (4 * bk)).clamp(1, 64)
 }
 
-/// Workgroups a pass aims for. Weight gradients have the longest K (batch × output plane) and
-/// the smallest grids: measured on an H200 (2026-12-02), ResNet-18's 8×8×256 and 4×4×512 weight
-/// gradients at batch 64 (144 tiles, unsplit at 264) ran at 6.5–7.7 TFLOP/s whole and
-/// 10.8–12.9 in 4 slices.
-fn split_target(pass: Pass) -> usize {
-    match pass {
-        Pass::GradWeight => 1056,
-        _ => 264,
+/// Workgroups a pass aims for. On GPUs about two per SM of an H200's 132, four for weight
+/// gradients, which have the longest K (batch × output plane) and the smallest grids: measured
+/// on an H200 (2026-12-02), ResNet-18's 8×8×256 and 4×4×512 weight gradients at batch 64 (144
+/// tiles, unsplit at 264) ran at 6.5–7.7 TFLOP/s whole and 10.8–12.9 in 4 slices. Software
+/// adapters split only weight gradients, into 32 workgroups (a CPU runs a workgroup on one core;
+/// a narrow layer's weight gradient is a few workgroups over K = batch × plane).
+fn split_target(software: bool, pass: Pass) -> usize {
+    match (software, pass) {
+        (false, Pass::GradWeight) => 1056,
+        (false, _) => 264,
+        (true, Pass::GradWeight) => 32,
+        (true, _) => 0,
     }
 }
 
@@ -182,7 +180,14 @@ pub(crate) fn plan(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<Plan>
     let tiles = tiles_of(tile, m, n, geom.groups);
     let splits = o
         .splits
-        .unwrap_or_else(|| default_splits(software, tiles, k, tile.bk as usize, split_target(pass)))
+        .unwrap_or_else(|| {
+            default_splits(
+                tiles,
+                k,
+                (tile.bk as usize).max(1),
+                split_target(software, pass),
+            )
+        })
         .clamp(1, k.max(1));
     // Off unless asked for: on an H200 (2026-12-03) split-K's two dispatches ran ResNet-18's
     // small-grid forwards 1.2-7x faster than the slices, and its fused eval forward at batch 1
@@ -309,7 +314,8 @@ pub(crate) fn run(
         slices,
     } = plan(&device, geom, pass)?;
     let [m, n, k] = geom.gemm(pass);
-    let bk = tile.bk as usize;
+    // A strip (bk 0) steps one element of K at a time.
+    let bk = (tile.bk as usize).max(1);
     let kc = k.div_ceil(splits).div_ceil(bk) * bk;
     let splits = if k == 0 { 1 } else { k.div_ceil(kc.max(1)) };
     let w = &geom.window;
@@ -434,6 +440,9 @@ pub(crate) fn sources() -> Vec<(String, String)> {
         MatmulTile::new(8, 8, 8, 8, 8),
         MatmulTile::new(4, 32, 4, 4, 16),
         MatmulTile::new(8, 16, 4, 4, 16),
+        MatmulTile::strip(8, 16, 4),
+        MatmulTile::strip(8, 8, 4),
+        MatmulTile::strip(4, 3, 1),
     ];
     for pass in [Pass::Forward, Pass::GradInput, Pass::GradWeight] {
         for tile in tiles {
@@ -448,7 +457,7 @@ pub(crate) fn sources() -> Vec<(String, String)> {
                     tile,
                     split,
                     // Slices for small unsplit tiles (split-K and slices never run together).
-                    slices: if !split && tile.threads_x * tile.threads_y <= 64 {
+                    slices: if !split && tile.bk > 0 && tile.threads_x * tile.threads_y <= 64 {
                         4
                     } else {
                         1

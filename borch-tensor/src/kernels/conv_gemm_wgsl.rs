@@ -63,7 +63,7 @@ pub(crate) const GEOMETRY: [&str; 15] = [
 
 /// WGSL `let`s naming the params (constants for the baked geometry), and the sizes derived
 /// from them.
-fn lets(baked: Option<&[u32; 15]>) -> String {
+pub(super) fn lets(baked: Option<&[u32; 15]>) -> String {
     let signed = ["SH", "SW", "PH", "PW", "DH", "DW"];
     let mut s = String::new();
     for (i, name) in PARAMS.iter().enumerate() {
@@ -87,7 +87,7 @@ fn lets(baked: Option<&[u32; 15]>) -> String {
 }
 
 /// The epilogue's bindings after `out` and the first operands (numbered from `first`).
-fn epilogue_bindings(e: Epilogue, first: u32) -> String {
+pub(super) fn epilogue_bindings(e: Epilogue, first: u32) -> String {
     let mut s = String::new();
     let mut b = first;
     if e.bias {
@@ -107,7 +107,7 @@ fn epilogue_bindings(e: Epilogue, first: u32) -> String {
 }
 
 /// Statements storing `acc` (row `m` of group `g`, column `col`) into `out` with the epilogue.
-fn epilogue_store(e: Epilogue, acc: &str, pad: &str) -> String {
+pub(super) fn epilogue_store(e: Epilogue, acc: &str, pad: &str) -> String {
     let mut s = format!(
         "{pad}let q = col / PL; let r = col % PL;\n\
          {pad}let o = (q * CT + g * M + m) * PL + r;\n\
@@ -157,7 +157,15 @@ fn step_lets(pass: Pass) -> &'static str {
 /// The per-slot part of a gathered index (`@` stands for the slot's suffix: `gp@` is its row
 /// or column, `kk@` its offset along K), computed once before the K loop, and the statements
 /// that set `v` for the element `gk = kstep + kk@`.
-fn gather(pass: Pass, a: bool, unit_stride: bool, baked: bool) -> (String, String) {
+/// `strip`: the register strip's form, where every slot sits at K's current element (no
+/// offset `kk`, so no carries).
+pub(super) fn gather(
+    pass: Pass,
+    a: bool,
+    unit_stride: bool,
+    baked: bool,
+    strip: bool,
+) -> (String, String) {
     // A baked kernel computes a tap's offsets from the constant window; otherwise they come
     // from the tap table in the params.
     let tap = if baked {
@@ -165,15 +173,25 @@ fn gather(pass: Pass, a: bool, unit_stride: bool, baked: bool) -> (String, Strin
     } else {
         "let tap = p[TAPS + t]; let dy = i32(tap >> 16u); let dx = i32(tap & 0xffffu);"
     };
-    let ct = format!(
-        "var c = kq0 + kq@; var t = kr0 + kr@;\n\
-         if (t >= T) {{ t = t - T; c = c + 1u; }}\n{tap}\n"
-    );
+    let ct = if strip {
+        format!("let c = kq0; let t = kr0;\n{tap}\n")
+    } else {
+        format!(
+            "var c = kq0 + kq@; var t = kr0 + kr@;\n\
+             if (t >= T) {{ t = t - T; c = c + 1u; }}\n{tap}\n"
+        )
+    };
     let ct = ct.as_str();
-    const CT_HOIST: &str = "let kq@ = kk@ / T; let kr@ = kk@ % T;\n";
-    const QYX: &str = "var ox = ox0 + kk@; var oy = oy0; var q = q0;\n\
-                       while (ox >= OW) { ox = ox - OW; oy = oy + 1u; }\n\
-                       while (oy >= OH) { oy = oy - OH; q = q + 1u; }\n";
+    let (ct_hoist, qyx) = if strip {
+        ("", "let ox = ox0; let oy = oy0; let q = q0;\n")
+    } else {
+        (
+            "let kq@ = kk@ / T; let kr@ = kk@ % T;\n",
+            "var ox = ox0 + kk@; var oy = oy0; var q = q0;\n\
+             while (ox >= OW) { ox = ox - OW; oy = oy + 1u; }\n\
+             while (oy >= OH) { oy = oy - OH; q = q + 1u; }\n",
+        )
+    };
     let (hoist, body) = match (pass, a) {
         (Pass::Forward, true) => (
             "let row@ = OA + (g * M + gp@) * K;".to_string(),
@@ -181,7 +199,7 @@ fn gather(pass: Pass, a: bool, unit_stride: bool, baked: bool) -> (String, Strin
         ),
         (Pass::Forward, false) => (
             format!(
-                "{CT_HOIST}let q@ = gp@ / OHW; let r@ = gp@ % OHW;\n\
+                "{ct_hoist}let q@ = gp@ / OHW; let r@ = gp@ % OHW;\n\
                  let iy@ = i32(r@ / OW) * SH - PH; let ix@ = i32(r@ % OW) * SW - PW;\n\
                  let base@ = OB + (q@ * CI + g * CG) * HW;"
             ),
@@ -191,7 +209,7 @@ fn gather(pass: Pass, a: bool, unit_stride: bool, baked: bool) -> (String, Strin
             ),
         ),
         (Pass::GradInput, true) => (
-            format!("{CT_HOIST}let row@ = OA + (g * MG * CG + gp@) * T;"),
+            format!("{ct_hoist}let row@ = OA + (g * MG * CG + gp@) * T;"),
             format!("{ct}v = a[row@ + c * CG * T + t];"),
         ),
         (Pass::GradInput, false) => {
@@ -203,7 +221,7 @@ fn gather(pass: Pass, a: bool, unit_stride: bool, baked: bool) -> (String, Strin
             };
             (
                 format!(
-                    "{CT_HOIST}let q@ = gp@ / HW; let r@ = gp@ % HW;\n\
+                    "{ct_hoist}let q@ = gp@ / HW; let r@ = gp@ % HW;\n\
                      let ty@ = i32(r@ / W) + PH; let tx@ = i32(r@ % W) + PW;\n\
                      let base@ = OB + (q@ * CO + g * MG) * OHW;"
                 ),
@@ -215,7 +233,7 @@ fn gather(pass: Pass, a: bool, unit_stride: bool, baked: bool) -> (String, Strin
         }
         (Pass::GradWeight, true) => (
             "let chan@ = OA + (g * MG + gp@) * OHW;".to_string(),
-            format!("{QYX}v = a[chan@ + q * CO * OHW + oy * OW + ox];"),
+            format!("{qyx}v = a[chan@ + q * CO * OHW + oy * OW + ox];"),
         ),
         (Pass::GradWeight, false) => (
             "let c@ = gp@ / T; let t@ = gp@ % T;\n\
@@ -223,7 +241,7 @@ fn gather(pass: Pass, a: bool, unit_stride: bool, baked: bool) -> (String, Strin
              let base@ = OB + (g * CG + c@) * HW;"
                 .to_string(),
             format!(
-                "{QYX}let y = i32(oy) * SH + dy@; let x = i32(ox) * SW + dx@;\n\
+                "{qyx}let y = i32(oy) * SH + dy@; let x = i32(ox) * SW + dx@;\n\
                  if (y >= 0 && y < IH && x >= 0 && x < IW) {{ v = b[base@ + q * CI * HW + u32(y) * W + u32(x)]; }}"
             ),
         ),
@@ -231,7 +249,7 @@ fn gather(pass: Pass, a: bool, unit_stride: bool, baked: bool) -> (String, Strin
     (hoist, body)
 }
 
-fn indent(code: &str, pad: &str) -> String {
+pub(super) fn indent(code: &str, pad: &str) -> String {
     code.lines().map(|l| format!("{pad}{l}\n")).collect()
 }
 
@@ -292,6 +310,9 @@ impl Spec {
 
     pub fn source(&self) -> String {
         let t = self.tile;
+        if t.bk == 0 {
+            return super::conv_strip_wgsl::strip_source(self);
+        }
         let (bk, threads) = (t.bk, t.threads_x * t.threads_y);
         let (bm, bn) = (t.threads_y * t.rows, t.threads_x * t.cols);
         let (rg, cg) = (t.rows / 4, t.cols / 4);
@@ -345,7 +366,13 @@ impl Spec {
         }
         let sides = self.sides();
         for (i, side) in sides.iter().enumerate() {
-            let (hoist, _) = gather(self.pass, i == 0, self.unit_stride, self.baked.is_some());
+            let (hoist, _) = gather(
+                self.pass,
+                i == 0,
+                self.unit_stride,
+                self.baked.is_some(),
+                false,
+            );
             let units = side.bp * bk;
             for l in 0..units.div_ceil(threads) {
                 let sfx = format!("_{}{l}", side.x);
@@ -377,7 +404,13 @@ impl Spec {
                 step_lets(self.pass)
             );
             for (i, side) in sides.iter().enumerate() {
-                let (_, body) = gather(self.pass, i == 0, self.unit_stride, self.baked.is_some());
+                let (_, body) = gather(
+                    self.pass,
+                    i == 0,
+                    self.unit_stride,
+                    self.baked.is_some(),
+                    false,
+                );
                 for l in 0..(side.bp * bk).div_ceil(threads) {
                     let sfx = format!("_{}{l}", side.x);
                     let _ = writeln!(

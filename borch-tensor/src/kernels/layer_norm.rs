@@ -7,7 +7,7 @@
 
 use borch_device::Kernel;
 
-use super::batch_norm::{Bindings, MAIN_WG, TREE};
+use super::batch_norm::{Bindings, reduce_main, reduce_threads, tree};
 use super::{dispatch_grid, launch, prelude};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -22,7 +22,7 @@ fn row_start() -> &'static str {
 }
 
 /// Params: rows, D, eps, x offset, weight offset, bias offset.
-pub(crate) fn forward_source(weight: bool, bias: bool) -> String {
+pub(crate) fn forward_source(weight: bool, bias: bool, threads: u32) -> String {
     let mut b = Bindings::new();
     b.add("y", true, "f32");
     b.add("st", true, "f32");
@@ -44,17 +44,17 @@ pub(crate) fn forward_source(weight: bool, bias: bool) -> String {
         ""
     };
     format!(
-        r#"{decls}{index}{TREE}{MAIN_WG}{start}    let base = sp(3u) + i32(r * d);
+        r#"{decls}{index}{tree}{main}{start}    let base = sp(3u) + i32(r * d);
     var acc = 0.0;
-    for (var j = lid; j < d; j = j + 256u) {{ acc = acc + x[base + i32(j)]; }}
+    for (var j = lid; j < d; j = j + {threads}u) {{ acc = acc + x[base + i32(j)]; }}
     let mean = tree_sum(lid, acc) / f32(d);
     var dev = 0.0;
-    for (var j = lid; j < d; j = j + 256u) {{
+    for (var j = lid; j < d; j = j + {threads}u) {{
         let t = x[base + i32(j)] - mean;
         dev = dev + t * t;
     }}
     let inv = 1.0 / sqrt(tree_sum(lid, dev) / f32(d) + pf(2u));
-    for (var j = lid; j < d; j = j + 256u) {{
+    for (var j = lid; j < d; j = j + {threads}u) {{
         var v = (x[base + i32(j)] - mean) * inv;
 {scale}{shift}        y[r * d + j] = v;
     }}
@@ -66,13 +66,15 @@ pub(crate) fn forward_source(weight: bool, bias: bool) -> String {
 "#,
         decls = b.decls,
         index = prelude::INDEX,
+        tree = tree(threads),
+        main = reduce_main(threads),
         start = row_start(),
     )
 }
 
 /// `inv * (gw - mean(gw) - xhat * mean(gw * xhat))` with `gw = g * weight`. Params: rows, D,
 /// g offset, x offset, weight offset.
-pub(crate) fn grad_input_source(weight: bool) -> String {
+pub(crate) fn grad_input_source(weight: bool, threads: u32) -> String {
     let mut b = Bindings::new();
     b.add("gx", true, "f32");
     b.add("g", false, "f32");
@@ -87,20 +89,20 @@ pub(crate) fn grad_input_source(weight: bool) -> String {
         "g[gb + i32(j)]"
     };
     format!(
-        r#"{decls}{index}{TREE}{MAIN_WG}{start}    let gb = sp(2u) + i32(r * d);
+        r#"{decls}{index}{tree}{main}{start}    let gb = sp(2u) + i32(r * d);
     let xb = sp(3u) + i32(r * d);
     let mean = st[r];
     let inv = st[p[0] + r];
     var s1 = 0.0;
     var s2 = 0.0;
-    for (var j = lid; j < d; j = j + 256u) {{
+    for (var j = lid; j < d; j = j + {threads}u) {{
         let gw = {gw};
         s1 = s1 + gw;
         s2 = s2 + gw * (x[xb + i32(j)] - mean) * inv;
     }}
     let m1 = tree_sum(lid, s1) / f32(d);
     let m2 = tree_sum(lid, s2) / f32(d);
-    for (var j = lid; j < d; j = j + 256u) {{
+    for (var j = lid; j < d; j = j + {threads}u) {{
         let gw = {gw};
         let xh = (x[xb + i32(j)] - mean) * inv;
         gx[r * d + j] = inv * (gw - m1 - xh * m2);
@@ -109,6 +111,8 @@ pub(crate) fn grad_input_source(weight: bool) -> String {
 "#,
         decls = b.decls,
         index = prelude::INDEX,
+        tree = tree(threads),
+        main = reduce_main(threads),
         start = row_start(),
     )
 }
@@ -190,8 +194,9 @@ pub(crate) fn forward(
         offset(b),
     ];
     let (hw, hb) = (w.is_some(), b.is_some());
-    let key = format!("layer_norm_forward|{hw}|{hb}");
-    run(&key, &|| forward_source(hw, hb), &bound, &params, rows)?;
+    let t = reduce_threads(&device);
+    let key = format!("layer_norm_forward|{hw}|{hb}|t{t}");
+    run(&key, &|| forward_source(hw, hb, t), &bound, &params, rows)?;
     Ok((y, st))
 }
 
@@ -215,8 +220,9 @@ pub(crate) fn grad_input(
         offset(w),
     ];
     let hw = w.is_some();
-    let key = format!("layer_norm_grad_input|{hw}");
-    run(&key, &|| grad_input_source(hw), &bound, &params, rows)?;
+    let t = reduce_threads(g.device());
+    let key = format!("layer_norm_grad_input|{hw}|t{t}");
+    run(&key, &|| grad_input_source(hw, t), &bound, &params, rows)?;
     Ok(gx)
 }
 
@@ -252,11 +258,15 @@ pub(crate) fn grad_affine(
 /// Every specialisation's WGSL, for validation without a GPU.
 pub(crate) fn sources() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for w in [false, true] {
-        for b in [false, true] {
-            out.push((format!("layer_norm_forward|{w}|{b}"), forward_source(w, b)));
+    for t in [32, 256] {
+        for w in [false, true] {
+            for b in [false, true] {
+                let key = format!("layer_norm_forward|{w}|{b}|t{t}");
+                out.push((key, forward_source(w, b, t)));
+            }
+            let key = format!("layer_norm_grad_input|{w}|t{t}");
+            out.push((key, grad_input_source(w, t)));
         }
-        out.push((format!("layer_norm_grad_input|{w}"), grad_input_source(w)));
     }
     out.push(("layer_norm_affine_partial".into(), affine_partial_source()));
     out

@@ -5,6 +5,7 @@ pub(crate) mod batch_norm_split;
 pub(crate) mod check;
 pub(crate) mod conv_gemm;
 pub(crate) mod conv_gemm_wgsl;
+pub(crate) mod conv_strip_wgsl;
 pub(crate) mod gather;
 pub(crate) mod layer_norm;
 pub(crate) mod map;
