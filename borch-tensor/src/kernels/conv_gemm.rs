@@ -132,12 +132,14 @@ pub(crate) fn default_tile(software: bool, pass: Pass, m: usize, n: usize, k: us
 }
 
 /// The number of K slices: enough workgroups to fill the device (`target` of them), each
-/// slice at least four steps of BK long.
+/// slice at least four steps of BK long (512 elements for a strip, `bk == 0`: a short slice
+/// on a CPU costs less than the reduction's dispatch).
 pub(crate) fn default_splits(tiles: usize, k: usize, bk: usize, target: usize) -> usize {
     if tiles * 2 >= target {
         return 1;
     }
-    (target / tiles.max(1)).min(k / (4 * bk)).clamp(1, 64)
+    let min_slice = if bk == 0 { 512 } else { 4 * bk };
+    (target / tiles.max(1)).min(k / min_slice).clamp(1, 64)
 }
 
 /// Workgroups a pass aims for. On GPUs about two per SM of an H200's 132, four for weight
@@ -180,14 +182,7 @@ pub(crate) fn plan(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<Plan>
     let tiles = tiles_of(tile, m, n, geom.groups);
     let splits = o
         .splits
-        .unwrap_or_else(|| {
-            default_splits(
-                tiles,
-                k,
-                (tile.bk as usize).max(1),
-                split_target(software, pass),
-            )
-        })
+        .unwrap_or_else(|| default_splits(tiles, k, tile.bk as usize, split_target(software, pass)))
         .clamp(1, k.max(1));
     // Off unless asked for: on an H200 (2026-12-03) split-K's two dispatches ran ResNet-18's
     // small-grid forwards 1.2-7x faster than the slices, and its fused eval forward at batch 1
