@@ -87,7 +87,7 @@ pub(super) fn lets(baked: Option<&[u32; 15]>) -> String {
 }
 
 /// The epilogue's bindings after `out` and the first operands (numbered from `first`).
-pub(super) fn epilogue_bindings(e: Epilogue, first: u32) -> String {
+fn epilogue_bindings(e: Epilogue, first: u32) -> String {
     let mut s = String::new();
     let mut b = first;
     if e.bias {
@@ -308,6 +308,20 @@ impl Spec {
         ]
     }
 
+    /// The params, the output (or split-K's scratch), the two operands, the epilogue's inputs.
+    pub(super) fn bindings(&self) -> String {
+        let mut s = String::from(
+            "@group(0) @binding(0) var<storage, read> p: array<u32>;\n\
+             @group(0) @binding(1) var<storage, read_write> out: array<f32>;\n\
+             @group(0) @binding(2) var<storage, read> a: array<f32>;\n\
+             @group(0) @binding(3) var<storage, read> b: array<f32>;\n",
+        );
+        if !self.split {
+            s.push_str(&epilogue_bindings(self.epilogue, 4));
+        }
+        s
+    }
+
     pub fn source(&self) -> String {
         let t = self.tile;
         if t.bk == 0 {
@@ -320,15 +334,7 @@ impl Spec {
         let slices = self.slices.max(1);
         // One copy of the tile's staged A and B, in vec4s.
         let (a_size, b_size) = (bk * bm / 4, bk * bn / 4);
-        let mut s = String::from(
-            "@group(0) @binding(0) var<storage, read> p: array<u32>;\n\
-             @group(0) @binding(1) var<storage, read_write> out: array<f32>;\n\
-             @group(0) @binding(2) var<storage, read> a: array<f32>;\n\
-             @group(0) @binding(3) var<storage, read> b: array<f32>;\n",
-        );
-        if !self.split {
-            s.push_str(&epilogue_bindings(self.epilogue, 4));
-        }
+        let mut s = self.bindings();
         let _ = writeln!(
             s,
             "var<workgroup> As: array<vec4<f32>, {}>;\nvar<workgroup> Bs: array<vec4<f32>, {}>;",

@@ -14,7 +14,7 @@
 
 use std::fmt::Write;
 
-use super::conv_gemm_wgsl::{Pass, Spec, epilogue_bindings, epilogue_store, gather, indent, lets};
+use super::conv_gemm_wgsl::{Pass, Spec, epilogue_store, gather, indent, lets};
 
 /// K's position at `kbeg`, and its advance by one element.
 fn walk(pass: Pass) -> (&'static str, &'static str) {
@@ -34,15 +34,7 @@ fn walk(pass: Pass) -> (&'static str, &'static str) {
 pub(crate) fn strip_source(spec: &Spec) -> String {
     let t = spec.tile;
     let (tx, rows, cols) = (t.threads_x, t.rows, t.cols);
-    let mut s = String::from(
-        "@group(0) @binding(0) var<storage, read> p: array<u32>;\n\
-         @group(0) @binding(1) var<storage, read_write> out: array<f32>;\n\
-         @group(0) @binding(2) var<storage, read> a: array<f32>;\n\
-         @group(0) @binding(3) var<storage, read> b: array<f32>;\n",
-    );
-    if !spec.split {
-        s.push_str(&epilogue_bindings(spec.epilogue, 4));
-    }
+    let mut s = spec.bindings();
     let _ = writeln!(
         s,
         "@compute @workgroup_size({tx}, 1, 1)\n\
