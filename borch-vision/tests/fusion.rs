@@ -37,7 +37,6 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
 }
 
 fn check(mut model: ResNet, x: &Tensor) -> Result<u64> {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let before: Vec<f32> = no_grad(|| model.forward(x))?.to_vec_blocking()?;
     fuse_for_eval(&mut model)?;
     let device = default_device()?;
@@ -56,6 +55,8 @@ fn check(mut model: ResNet, x: &Tensor) -> Result<u64> {
 
 #[test]
 fn cifar_resnet18_fused_eval_forward_is_22_dispatches() -> Result<()> {
+    // The whole test: the device's dispatch counter and the seed are process-wide.
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     manual_seed(0);
     let x = randn(&[2, 3, 32, 32], None)?;
     let model = warmed(cifar_resnet18_with(options(8))?, &x)?;
@@ -65,6 +66,8 @@ fn cifar_resnet18_fused_eval_forward_is_22_dispatches() -> Result<()> {
 
 #[test]
 fn resnet50_bottlenecks_fuse_too() -> Result<()> {
+    // The whole test: the device's dispatch counter and the seed are process-wide.
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     manual_seed(0);
     let x = randn(&[2, 3, 32, 32], None)?;
     let model = warmed(resnet50_with(options(8))?, &x)?;
