@@ -81,7 +81,10 @@ fn pf(i: u32) -> f32 {{ return bitcast<f32>(p[i]); }}
 
 /// The entry point of a reduction over `threads` threads.
 pub(crate) fn reduce_main(threads: u32) -> String {
-    MAIN_WG.replace("256", &threads.to_string())
+    MAIN_WG.replace(
+        "@workgroup_size(256)",
+        &format!("@workgroup_size({threads})"),
+    )
 }
 
 pub(crate) const MAIN_WG: &str = "@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {\n";

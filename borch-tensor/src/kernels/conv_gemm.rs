@@ -101,10 +101,9 @@ pub(crate) fn default_tile(software: bool, pass: Pass, m: usize, n: usize, k: us
         // from 0.81 to 0.30 s; at full width on lavapipe (`bench conv --batches 2`) it ran
         // 1.0-2x the 8 x 8 staged tile's rate but for the strided input gradients (0.9x). The
         // staged tiles' unrolled gathers also took SwiftShader seconds to compile (8x8x16x16x8
-        // minutes, 16x2x4x4x32 more than 24 GB).
-        // Fewer threads where the columns are few (batch 1 on a 4 x 4 plane: 16), or half the
-        // workgroup idles: 2.5-2.7 against 1.3-1.4 GFLOP/s on SwiftShader for those forwards.
-        let _ = (pass, k);
+        // minutes, 16x2x4x4x32 more than 24 GB). Fewer threads where the columns are few
+        // (batch 1 on a 4 x 4 plane: 16), or half the workgroup idles: 2.5-2.7 against 1.3-1.4
+        // GFLOP/s on SwiftShader for those forwards.
         let threads = n.div_ceil(4).next_power_of_two().clamp(1, 8) as u32;
         return MatmulTile::strip(threads, if m <= 8 { 8 } else { 16 }, 4);
     }
