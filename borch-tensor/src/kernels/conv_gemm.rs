@@ -115,14 +115,26 @@ pub(crate) fn default_tile(software: bool, pass: Pass, m: usize, n: usize, k: us
         MatmulTile::new(4, 32, 4, 4, 16)
     } else if n <= 32 {
         MatmulTile::new(8, 16, 4, 4, 16)
-    } else if pass == Pass::GradWeight && m >= 128 {
+    } else if pass == Pass::GradWeight && m * n >= 1 << 19 {
         // H200, 2026-12-03 (ResNet-18's b64 train step, GPU timestamps per kernel): 128 x 128
-        // blocks ran the weight gradients of layers 2-4 at 1.0-1.25x the 64 x 64 tile's rate
-        // (64 x 128 blocks ran layer 1's at 0.7x, so it keeps 64 x 64).
+        // blocks ran the big weight gradients at 1.0-1.25x the 64 x 64 tile's rate. H100,
+        // 2026-12-05 (`bench conv --batches 64 --tile ...`): 14.1 / 13.3 against 12.3 / 10.7
+        // TFLOP/s for layers 3-4's 3 x 3 weight gradients, but 64 x 64 blocks ahead where
+        // M x N is smaller: the stride-2 ones of layers 2-3 (11.4 / 11.1 against 9.8 / 10.6)
+        // and the 1 x 1 shortcuts (5.1 against 2.7 at N = 64).
+        MatmulTile::new(16, 16, 8, 8, 8)
+    } else if pass != Pass::GradWeight
+        && m >= 256
+        && k >= 1024
+        && m.div_ceil(128) * n.div_ceil(128) >= 32
+    {
+        // 256 threads with 8 x 8 outputs each over a long K: H100, 2026-12-05, b64, layers
+        // 3-4's 3 x 3 forwards at 21.0 / 21.0 TFLOP/s against 18.8 / 17.4 on 64 x 64 blocks,
+        // their input gradients 20.3 / 20.4 against 19.2 / 18.1 on the 128-thread tile below.
         MatmulTile::new(16, 16, 8, 8, 8)
     } else if pass == Pass::GradInput && m >= 128 && k >= 2048 {
         // 128 threads with 16 x 8 outputs each (the matmul's big tile): 1.13-1.16x the 64 x 64
-        // tile on the input gradients of layers 3-4 (same step, same day).
+        // tile on the input gradients of layers 3-4 (H200, 2026-12-03, b64).
         MatmulTile::new(16, 8, 16, 8, 8)
     } else if m >= 128 && k >= 256 && m.div_ceil(128) * n.div_ceil(128) >= 128 {
         MatmulTile::new(16, 16, 8, 8, 8)
