@@ -6,7 +6,8 @@
 //! and the device counters are process-wide.
 
 use borch_tensor::ops::conv_gemm::{
-    ConvPath, set_conv_baked, set_conv_kernel, set_conv_path, set_conv_sliced,
+    ConvPath, set_conv_baked, set_conv_kernel, set_conv_path, set_conv_sliced, set_conv_winograd,
+    set_conv_winograd_chunk,
 };
 use borch_tensor::ops::matmul::MatmulTile;
 use borch_tensor::{
@@ -321,6 +322,63 @@ fn shapes_match_the_reference() {
     set_conv_kernel(None, None);
 }
 
+/// 3 x 3 stride-1 convolutions by Winograd's F(2 x 2, 3 x 3) (borch's pick on GPUs for big
+/// batches), forced here: odd and even planes (partial 2 x 2 tiles), planes smaller than a tile,
+/// padding 0, 1 and 2, few and many channels, chunks of tiles (a 4 KiB chunk: several per
+/// call, the weight gradient summed across them), and the fused epilogue.
+fn winograd_matches_the_reference() {
+    set_conv_winograd(Some(true), None);
+    let cases = [
+        case(2, 3, [5, 5], 4, 3, 1, 1),
+        case(1, 5, [6, 7], 3, 3, 1, 0),
+        case(3, 4, [4, 4], 6, 3, 1, 2),
+        case(2, 17, [3, 2], 18, 3, 1, 1),
+        case(1, 2, [1, 1], 2, 3, 1, 1),
+        case(2, 8, [9, 8], 16, 3, 1, 1),
+    ];
+    for cs in &cases {
+        check_case(cs, "winograd");
+    }
+    set_conv_winograd_chunk(Some(4096));
+    for cs in &cases[4..] {
+        check_case(cs, "winograd, 4 KiB chunks");
+    }
+    set_conv_winograd_chunk(None);
+    // Dispatches: the weight's and the input's transforms, the 16 products (one batched
+    // matmul), the output's transform; backward the same three plus the gradient's transform
+    // for the weight gradient, and the bias's sum.
+    let dev = default_device().unwrap();
+    let (x, _) = tensor(&[2, 8, 8, 8], 21);
+    let (w, _) = tensor(&[16, 8, 3, 3], 22);
+    let (b, _) = tensor(&[16], 23);
+    let (g, _) = tensor(&[2, 16, 8, 8], 25);
+    for t in [&x, &w, &b] {
+        t.set_requires_grad(true).unwrap();
+    }
+    dev.synchronize().unwrap();
+    let d0 = dev.dispatches();
+    let out = conv2d(&x, &w, Some(&b), &[1], &Padding::Sizes(vec![1]), &[1], 1).unwrap();
+    assert_eq!(dev.dispatches() - d0, 4, "winograd forward");
+    let d0 = dev.dispatches();
+    let _ = node_grads(&out, &g, false);
+    assert_eq!(dev.dispatches() - d0, 9, "winograd backward");
+    let (x, _) = tensor(&[2, 3, 7, 6], 21);
+    let (w, _) = tensor(&[5, 3, 3, 3], 22);
+    let (b, _) = tensor(&[5], 23);
+    let (r, _) = tensor(&[2, 5, 7, 6], 24);
+    let p = Padding::Same;
+    let fused = conv2d_fused(&x, &w, Some(&b), Some(&r), true, &[1], &p, &[1], 1).unwrap();
+    set_conv_winograd(Some(false), None);
+    let plain = conv2d_fused(&x, &w, Some(&b), Some(&r), true, &[1], &p, &[1], 1).unwrap();
+    set_conv_winograd(None, None);
+    let (f, q) = (
+        fused.to_vec_blocking::<f32>().unwrap(),
+        plain.to_vec_blocking::<f32>().unwrap(),
+    );
+    close("winograd conv2d_fused", &f, &q);
+    assert!(f.contains(&0.0) && f.iter().any(|&v| v > 0.0));
+}
+
 /// conv2d_fused: bias, residual and ReLU in the kernel's stores; conv1d and 'same' with an even
 /// kernel through the same path.
 fn fused_and_same_match_composed_ops() {
@@ -505,6 +563,7 @@ fn implicit_gemm_convolution() {
     wide_batches_run_in_chunks();
     linear_relu_is_one_dispatch();
     shapes_match_the_reference();
+    winograd_matches_the_reference();
     fused_and_same_match_composed_ops();
     dispatch_counts_are_pinned();
     no_column_buffer();

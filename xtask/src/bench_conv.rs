@@ -24,6 +24,7 @@ use std::time::Instant;
 use borch_device::{Device, default_device};
 use borch_tensor::ops::conv_gemm::{
     ConvPath, conv_plan, set_conv_baked, set_conv_kernel, set_conv_path, set_conv_sliced,
+    set_conv_winograd,
 };
 use borch_tensor::ops::matmul::MatmulTile;
 use borch_tensor::{Padding, Tensor, Window2d, conv2d};
@@ -352,6 +353,9 @@ fn max_rel_diff(x: &[f32], y: &[f32]) -> f64 {
 
 /// `BORCH_CONV_BAKED=0|1` (geometry read from the params or baked into the shaders),
 /// `BORCH_CONV_SLICED=0|1` (a small grid's K split in two dispatches or in one) and
+/// `BORCH_CONV_WINOGRAD=0|1|auto` with `BORCH_CONV_WINOGRAD_MIN_TILES=N` (3 x 3 stride-1
+/// convolutions by Winograd's F(2 x 2, 3 x 3): never, always, or borch's pick with at least N
+/// 2 x 2 output tiles),
 /// `BORCH_CONV_PATH=im2col` (every convolution as im2col + matmul), for every bench that runs
 /// convolutions.
 pub fn apply_conv_env() {
@@ -362,6 +366,21 @@ pub fn apply_conv_env() {
     if let Ok(v) = std::env::var("BORCH_CONV_BAKED") {
         set_conv_baked(Some(v != "0"));
         eprintln!("geometry baked into the conv shaders: {}", v != "0");
+    }
+    let winograd = std::env::var("BORCH_CONV_WINOGRAD").ok();
+    let min_tiles = std::env::var("BORCH_CONV_WINOGRAD_MIN_TILES")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok());
+    if winograd.is_some() || min_tiles.is_some() {
+        let mode = winograd.as_deref().and_then(|v| match v {
+            "0" => Some(false),
+            "1" => Some(true),
+            _ => None,
+        });
+        set_conv_winograd(mode, min_tiles);
+        eprintln!(
+            "3x3 stride-1 convolutions by Winograd: {mode:?} (None: borch's pick), fewest tiles {min_tiles:?}"
+        );
     }
     if let Ok(v) = std::env::var("BORCH_CONV_SLICED") {
         set_conv_sliced(Some(v != "0"));

@@ -6,6 +6,7 @@ pub(crate) mod check;
 pub(crate) mod conv_gemm;
 pub(crate) mod conv_gemm_wgsl;
 pub(crate) mod conv_strip_wgsl;
+pub(crate) mod conv_winograd;
 pub(crate) mod gather;
 pub(crate) mod layer_norm;
 pub(crate) mod map;
@@ -77,6 +78,7 @@ pub(crate) fn shape_sources() -> Vec<(String, String)> {
     out.push(("im2col3d".to_string(), unfold::im2col_source::<3>()));
     out.push(("col2im3d".to_string(), unfold::col2im_source::<3>()));
     out.extend(conv_gemm::sources());
+    out.extend(conv_winograd::sources());
     out.extend(batch_norm::sources());
     out.extend(batch_norm_split::sources());
     out.extend(layer_norm::sources());

@@ -11,6 +11,7 @@ use crate::autograd::{BackwardFn, Node, Op, is_grad_enabled, record};
 use crate::error::{Result, runtime};
 use crate::kernels::conv_gemm::{self, ConvGeom, OVERRIDES, Operands};
 use crate::kernels::conv_gemm_wgsl::Pass;
+use crate::kernels::conv_winograd::{self, Planes};
 use crate::kernels::matmul::MatmulTile;
 use crate::ops::unfold::{Window2d, in_chunks};
 use crate::scalar::Operand;
@@ -55,6 +56,51 @@ pub fn set_conv_sliced(sliced: Option<bool>) {
 #[doc(hidden)]
 pub fn set_conv_baked(baked: Option<bool>) {
     OVERRIDES.lock().unwrap_or_else(|p| p.into_inner()).baked = baked;
+}
+
+/// When 3 x 3 stride-1 convolutions run by Winograd's F(2 x 2, 3 x 3): `mode` `Some(true)`
+/// always (any channel count and adapter, for tests), `Some(false)` never, `None` borch's pick
+/// (GPUs, at least 16 channels in and out and `min_tiles` 2 x 2 output tiles in the batch;
+/// `None`: borch's threshold).
+#[doc(hidden)]
+pub fn set_conv_winograd(mode: Option<bool>, min_tiles: Option<usize>) {
+    *WINOGRAD.lock().unwrap_or_else(|p| p.into_inner()) = (mode, min_tiles);
+}
+
+/// The most bytes of one chunk's transformed tiles in the Winograd path (`None`: 64 MiB), for
+/// tests of the chunking.
+#[doc(hidden)]
+pub fn set_conv_winograd_chunk(bytes: Option<usize>) {
+    conv_winograd::CHUNK_BYTES.store(
+        bytes.unwrap_or(64 << 20),
+        std::sync::atomic::Ordering::Relaxed,
+    );
+}
+
+static WINOGRAD: Mutex<(Option<bool>, Option<usize>)> = Mutex::new((None, None));
+
+/// Fewest 2 x 2 output tiles (batch x plane / 4) for the Winograd path by default.
+const WINOGRAD_MIN_TILES: usize = 256;
+
+/// Whether the convolution `geom` runs by Winograd's F(2 x 2, 3 x 3) (all three passes).
+pub(crate) fn winograd(device: &crate::Device, geom: &ConvGeom) -> bool {
+    let w = &geom.window;
+    let shape_fits = geom.groups == 1
+        && w.kernel == [3, 3]
+        && w.stride == [1, 1]
+        && w.dilation == [1, 1]
+        && [w.input, w.output]
+            .iter()
+            .all(|p| geom.batch * geom.c_in.max(geom.c_out) * p[0] * p[1] < 1 << 31);
+    let (mode, min_tiles) = *WINOGRAD.lock().unwrap_or_else(|p| p.into_inner());
+    let tiles = geom.batch * w.output[0].div_ceil(2) * w.output[1].div_ceil(2);
+    shape_fits
+        && mode.unwrap_or_else(|| {
+            !device.adapter_info().is_software
+                && geom.c_in >= 16
+                && geom.c_out >= 16
+                && tiles >= min_tiles.unwrap_or(WINOGRAD_MIN_TILES)
+        })
 }
 
 /// The tile, split count and slices borch runs `pass` (`"forward"`, `"input_grad"`,
@@ -167,18 +213,29 @@ fn convolve_once(
     let bias = f.bias.map(|b| b.detach().contiguous()).transpose()?;
     let residual = f.residual.map(|r| r.detach().contiguous()).transpose()?;
     let shape = [geom.batch, geom.c_out, window.output[0], window.output[1]];
-    let out = conv_gemm::run(
-        Pass::Forward,
-        &geom,
-        &Operands {
-            a: &wc,
-            b: &xc,
-            bias: bias.as_ref(),
-            residual: residual.as_ref(),
-            relu: f.relu,
-        },
-        &shape,
-    )?;
+    let out = if winograd(x.device(), &geom) {
+        let planes = Planes {
+            batch: geom.batch,
+            input: window.input,
+            output: window.output,
+            padding: window.padding.map(|p| p as isize),
+        };
+        let (b, r) = (bias.as_ref(), residual.as_ref());
+        conv_winograd::forward(&xc, &wc, false, &planes, b, r, f.relu)?
+    } else {
+        conv_gemm::run(
+            Pass::Forward,
+            &geom,
+            &Operands {
+                a: &wc,
+                b: &xc,
+                bias: bias.as_ref(),
+                residual: residual.as_ref(),
+                relu: f.relu,
+            },
+            &shape,
+        )?
+    };
     let mut inputs = vec![Operand::Tensor(x.clone()), Operand::Tensor(weight.clone())];
     inputs.extend(f.bias.map(|b| Operand::Tensor(b.clone())));
     inputs.extend(f.residual.map(|r| Operand::Tensor(r.clone())));
@@ -257,7 +314,20 @@ impl ConvBackward {
         // Measured on an H200 (2026-12-02): at stride 2 the implicit input gradient, which
         // visits every tap including the 3/4 that are zero, ran at 0.3-0.5x of col2im.
         let strided = geom.window.stride != [1, 1] && !g.device().adapter_info().is_software;
-        let gx = if needs(node, 0) && strided {
+        let win = &geom.window;
+        let winograd = winograd(g.device(), geom);
+        let gx = if needs(node, 0) && winograd {
+            let w = node.saved_input(1)?.contiguous()?;
+            let planes = Planes {
+                batch: geom.batch,
+                input: win.output,
+                output: win.input,
+                padding: win.padding.map(|p| 2 - p as isize),
+            };
+            Some(conv_winograd::forward(
+                &gc, &w, true, &planes, None, None, false,
+            )?)
+        } else if needs(node, 0) && strided {
             Some(self.composed_input_grad(node, &gc)?)
         } else if needs(node, 0) {
             let w = node.saved_input(1)?.contiguous()?;
@@ -278,7 +348,16 @@ impl ConvBackward {
         } else {
             None
         };
-        let gw = if needs(node, 1) {
+        let gw = if needs(node, 1) && winograd {
+            let x = node.saved_input(0)?.contiguous()?;
+            let planes = Planes {
+                batch: geom.batch,
+                input: win.input,
+                output: win.output,
+                padding: win.padding.map(|p| p as isize),
+            };
+            Some(conv_winograd::weight_grad(&x, &gc, &planes)?)
+        } else if needs(node, 1) {
             let x = node.saved_input(0)?.contiguous()?;
             let k = geom.window.kernel;
             let shape = [geom.c_out, geom.c_in / geom.groups, k[0], k[1]];
