@@ -325,7 +325,8 @@ fn shapes_match_the_reference() {
 /// 3 x 3 stride-1 convolutions by Winograd's F(2 x 2, 3 x 3) (borch's pick on GPUs for big
 /// batches), forced here: odd and even planes (partial 2 x 2 tiles), planes smaller than a tile,
 /// padding 0, 1 and 2, few and many channels, chunks of tiles (a 4 KiB chunk: several per
-/// call, the weight gradient summed across them), and the fused epilogue.
+/// call, the weight gradient summed across them), the weight gradient's K in slices, and the
+/// fused epilogue.
 fn winograd_matches_the_reference() {
     set_conv_winograd(Some(true), None);
     let cases = [
@@ -339,11 +340,16 @@ fn winograd_matches_the_reference() {
     for cs in &cases {
         check_case(cs, "winograd");
     }
-    set_conv_winograd_chunk(Some(4096));
+    set_conv_winograd_chunk(Some(4096), None);
     for cs in &cases[4..] {
         check_case(cs, "winograd, 4 KiB chunks");
     }
-    set_conv_winograd_chunk(None);
+    // The weight gradient's K in slices of 4 tiles (summed after the products).
+    set_conv_winograd_chunk(None, Some(4));
+    for cs in &cases[3..] {
+        check_case(cs, "winograd, slices of 4 tiles");
+    }
+    set_conv_winograd_chunk(None, None);
     // Dispatches: the weight's and the input's transforms, the 16 products (one batched
     // matmul), the output's transform; backward the same three plus the gradient's transform
     // for the weight gradient, and the bias's sum.

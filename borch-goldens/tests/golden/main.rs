@@ -110,6 +110,12 @@ fn golden() {
     let bindings = Bindings::load(&path.with_file_name("bindings.json"));
     let filter = std::env::var("GOLDEN_FILTER").unwrap_or_default();
     let verbose = std::env::var("GOLDEN_VERBOSE").is_ok_and(|v| v == "1");
+    // Every 3 x 3 stride-1 convolution by Winograd's F(2 x 2, 3 x 3), borch's pick for big
+    // batches on GPUs, which the small cases here would not reach.
+    let winograd = std::env::var("GOLDEN_CONV_WINOGRAD").is_ok_and(|v| v == "1");
+    if winograd {
+        borch_tensor::ops::conv_gemm::set_conv_winograd(Some(true), None);
+    }
     let adapter = default_device()
         .expect("a WebGPU adapter")
         .adapter_info()
@@ -154,10 +160,15 @@ fn golden() {
     }
     println!(
         "golden: {agree} agreeing / {total} cases, {missing} not implemented, {} disagreeing \
-         (forward {} / {}, backward {backward_agree} / {backward_total}) [{adapter}]",
+         (forward {} / {}, backward {backward_agree} / {backward_total}){} [{adapter}]",
         disagreements.len(),
         agree - backward_agree,
         total - backward_total,
+        if winograd {
+            ", every 3x3 stride-1 conv by Winograd"
+        } else {
+            ""
+        },
     );
     assert!(
         disagreements.is_empty(),

@@ -27,6 +27,10 @@ use crate::tensor::Tensor;
 
 /// The most bytes one transformed buffer (`V`, `M`, `dM`) of a chunk holds (tests set less).
 pub(crate) static CHUNK_BYTES: AtomicUsize = AtomicUsize::new(64 << 20);
+/// The fewest tiles of one slice of the weight gradient's K (tests set less).
+pub(crate) static MIN_SLICE: AtomicUsize = AtomicUsize::new(256);
+/// Workgroups (64 x 64 blocks) the weight gradient's products aim for.
+const WEIGHT_GRAD_FILL: usize = 1056;
 
 const HEAD: &str = "@group(0) @binding(0) var<storage, read> p: array<u32>;\n\
                     @group(0) @binding(1) var<storage, read_write> out: array<f32>;\n\
@@ -200,8 +204,9 @@ fn at(m: vec4<f32>) -> vec2<f32> { return vec2<f32>(m.x + m.y + m.z, m.y - m.z -
     s
 }
 
-/// `dM[xi][k][t] = A dY A^T` of the output gradient's 2 x 2 block of tile `T0 + t` (zero past
-/// the plane). Params: K, OH, OW, TH, TW, T0, TC, the gradient's offset.
+/// `dM[xi][s][k][l] = A dY A^T` of the output gradient's 2 x 2 block of tile `T0 + s L + l`
+/// (zero past the plane): the chunk's tiles in slices of `L`. Params: K, OH, OW, TH, TW, T0, TC,
+/// the gradient's offset, L.
 pub(crate) fn grad_source() -> String {
     let mut s = String::from(HEAD);
     s.push_str(prelude::INDEX);
@@ -209,9 +214,10 @@ pub(crate) fn grad_source() -> String {
     s.push_str(MAIN);
     s.push_str(
         r#"    let K = p[0]; let OH = p[1]; let OW = p[2]; let TH = p[3]; let TW = p[4];
-    let T0 = p[5]; let TC = p[6]; let off = p[7];
+    let T0 = p[5]; let TC = p[6]; let off = p[7]; let L = p[8];
     if (i >= K * TC) { return; }
     let k = i / TC; let tl = i % TC;
+    let o = (tl / L * K + k) * L + tl % L;
     let t = T0 + tl;
     let n = t / (TH * TW); let rem = t % (TH * TW);
     let y0 = 2u * (rem / TW); let x0 = 2u * (rem % TW);
@@ -228,7 +234,7 @@ pub(crate) fn grad_source() -> String {
     let plane = K * TC;
     for (var a = 0u; a < 4u; a = a + 1u) {
         let row = a4(c0[a], c1[a]);
-        for (var b = 0u; b < 4u; b = b + 1u) { out[(a * 4u + b) * plane + i] = row[b]; }
+        for (var b = 0u; b < 4u; b = b + 1u) { out[(a * 4u + b) * plane + o] = row[b]; }
     }
 }
 "#,
@@ -440,7 +446,9 @@ pub(crate) fn weight_grad(x: &Tensor, gy: &Tensor, pl: &Planes) -> Result<Tensor
     while t0 < total {
         let n = tc.min(total - t0);
         let v = transform_input(x, pl, t0, n, true)?;
-        let dm = Tensor::uninit(device, &[16, co, n], DType::Float32)?;
+        let slices = weight_grad_slices(n, co, ci);
+        let l = n / slices;
+        let dm = Tensor::uninit(device, &[16 * slices, co, l], DType::Float32)?;
         let params = [
             co as u32,
             pl.output[0] as u32,
@@ -450,9 +458,15 @@ pub(crate) fn weight_grad(x: &Tensor, gy: &Tensor, pl: &Planes) -> Result<Tensor
             t0 as u32,
             n as u32,
             gy.storage_offset() as u32,
+            l as u32,
         ];
         run_kernel("winograd_grad", &grad_source, &[&dm, gy], &params, co * n)?;
-        let part = dm.bmm(&v)?;
+        let v = v.reshape(&[16 * slices as isize, l as isize, ci as isize])?;
+        let mut part = dm.bmm(&v)?;
+        if slices > 1 {
+            let split = [16, slices as isize, co as isize, ci as isize];
+            part = part.reshape(&split)?.sum(Some(&[1]), false)?;
+        }
         du = Some(match du {
             Some(acc) => acc.add(&part)?,
             None => part,
@@ -472,6 +486,19 @@ pub(crate) fn weight_grad(x: &Tensor, gy: &Tensor, pl: &Planes) -> Result<Tensor
         co * ci,
     )?;
     Ok(out)
+}
+
+/// Slices of the weight gradient's K (the chunk's `tiles`), each its own product in the batch,
+/// summed after: enough that the `16 x slices` products of `co x ci` fill the GPU, each slice
+/// at least `MIN_SLICE` tiles, and the slices dividing the tiles evenly.
+fn weight_grad_slices(tiles: usize, co: usize, ci: usize) -> usize {
+    let blocks = 16 * co.div_ceil(64) * ci.div_ceil(64);
+    let min = MIN_SLICE.load(Ordering::Relaxed).max(1);
+    let mut s = 1;
+    while blocks * s * 2 <= WEIGHT_GRAD_FILL && tiles % (2 * s) == 0 && tiles / (2 * s) >= min {
+        s *= 2;
+    }
+    s
 }
 
 /// Every specialisation's WGSL, for validation.

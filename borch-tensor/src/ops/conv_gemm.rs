@@ -67,14 +67,14 @@ pub fn set_conv_winograd(mode: Option<bool>, min_tiles: Option<usize>) {
     *WINOGRAD.lock().unwrap_or_else(|p| p.into_inner()) = (mode, min_tiles);
 }
 
-/// The most bytes of one chunk's transformed tiles in the Winograd path (`None`: 64 MiB), for
-/// tests of the chunking.
+/// The most bytes of one chunk's transformed tiles in the Winograd path (`None`: 64 MiB) and the
+/// fewest tiles of a slice of its weight gradient's K (`None`: 256), for tests of the chunking
+/// and the slices.
 #[doc(hidden)]
-pub fn set_conv_winograd_chunk(bytes: Option<usize>) {
-    conv_winograd::CHUNK_BYTES.store(
-        bytes.unwrap_or(64 << 20),
-        std::sync::atomic::Ordering::Relaxed,
-    );
+pub fn set_conv_winograd_chunk(bytes: Option<usize>, min_slice: Option<usize>) {
+    use std::sync::atomic::Ordering::Relaxed;
+    conv_winograd::CHUNK_BYTES.store(bytes.unwrap_or(64 << 20), Relaxed);
+    conv_winograd::MIN_SLICE.store(min_slice.unwrap_or(256), Relaxed);
 }
 
 static WINOGRAD: Mutex<(Option<bool>, Option<usize>)> = Mutex::new((None, None));
