@@ -191,6 +191,12 @@ fn norms(ts: &[Tensor]) -> Result<Vec<f64>> {
 }
 
 fn run(width: usize) -> Result<()> {
+    // Every 3 x 3 stride-1 convolution by Winograd's F(2 x 2, 3 x 3) (borch's pick on GPUs for
+    // big batches), for a run of scripts/test.
+    let winograd = std::env::var("TRAJECTORY_CONV_WINOGRAD").is_ok_and(|v| v == "1");
+    if winograd {
+        borch_tensor::ops::conv_gemm::set_conv_winograd(Some(true), None);
+    }
     let r = recipe(width);
     let c = &r["config"];
     let n = c["n"].as_u64().expect("n") as usize;
@@ -336,9 +342,14 @@ fn run(width: usize) -> Result<()> {
     );
     let adapter = default_device()?.adapter_info().short();
     println!(
-        "trajectory cifar_resnet18_w{width}: steps 0-{} agree within {:.2e} (loss, every gradient \
+        "trajectory cifar_resnet18_w{width}{}: steps 0-{} agree within {:.2e} (loss, every gradient \
          norm that float32 leaves within {CONDITIONED:.0e} in torch); all {} steps and the end of \
          the run: max rel diff {} ({:.1} s/step) [{adapter}]",
+        if winograd {
+            " (3x3 stride-1 convs by Winograd)"
+        } else {
+            ""
+        },
         STRICT_STEPS - 1,
         judge.strict_worst(),
         losses.len(),
