@@ -495,7 +495,10 @@ fn weight_grad_slices(tiles: usize, co: usize, ci: usize) -> usize {
     let blocks = 16 * co.div_ceil(64) * ci.div_ceil(64);
     let min = MIN_SLICE.load(Ordering::Relaxed).max(1);
     let mut s = 1;
-    while blocks * s * 2 <= WEIGHT_GRAD_FILL && tiles % (2 * s) == 0 && tiles / (2 * s) >= min {
+    while blocks * s * 2 <= WEIGHT_GRAD_FILL
+        && tiles.is_multiple_of(2 * s)
+        && tiles / (2 * s) >= min
+    {
         s *= 2;
     }
     s
