@@ -24,7 +24,7 @@ use std::time::Instant;
 use borch_device::{Device, default_device};
 use borch_tensor::ops::conv_gemm::{
     ConvPath, conv_plan, set_conv_baked, set_conv_kernel, set_conv_path, set_conv_sliced,
-    set_conv_winograd,
+    set_conv_winograd, set_conv_winograd_min_work,
 };
 use borch_tensor::ops::matmul::MatmulTile;
 use borch_tensor::{Padding, Tensor, Window2d, conv2d};
@@ -355,7 +355,7 @@ fn max_rel_diff(x: &[f32], y: &[f32]) -> f64 {
 /// `BORCH_CONV_SLICED=0|1` (a small grid's K split in two dispatches or in one) and
 /// `BORCH_CONV_WINOGRAD=0|1|auto` with `BORCH_CONV_WINOGRAD_MIN_TILES=N` (3 x 3 stride-1
 /// convolutions by Winograd's F(2 x 2, 3 x 3): never, always, or borch's pick with at least N
-/// 2 x 2 output tiles),
+/// 2 x 2 output tiles; `BORCH_CONV_WINOGRAD_MIN_WORK=N`: the fewest tiles x C_in x C_out),
 /// `BORCH_CONV_PATH=im2col` (every convolution as im2col + matmul), for every bench that runs
 /// convolutions.
 pub fn apply_conv_env() {
@@ -381,6 +381,13 @@ pub fn apply_conv_env() {
         eprintln!(
             "3x3 stride-1 convolutions by Winograd: {mode:?} (None: borch's pick), fewest tiles {min_tiles:?}"
         );
+    }
+    let min_work = std::env::var("BORCH_CONV_WINOGRAD_MIN_WORK")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok());
+    if min_work.is_some() {
+        set_conv_winograd_min_work(min_work);
+        eprintln!("Winograd's fewest tiles x C_in x C_out: {min_work:?}");
     }
     if let Ok(v) = std::env::var("BORCH_CONV_SLICED") {
         set_conv_sliced(Some(v != "0"));

@@ -213,7 +213,9 @@ pub(crate) fn default_tile(
         };
     }
     let tiles_128 = m.div_ceil(128) * n.div_ceil(128) * batch;
-    if m <= 16 || n <= 16 || tiles_128 < 128 {
+    // A product of at most 64 x 64 outputs would leave 3/4 of a 128 x 128 block idle (the
+    // Winograd weight gradient's slices of layer 1: 1,024 products of 64 x 256 x 64).
+    if m <= 16 || n <= 16 || tiles_128 < 128 || (m <= 64 && n <= 64) {
         MatmulTile::new(16, 16, 4, 4, 16)
     } else if tiles_128 <= 1152 && k <= 2048 {
         // A grid of few 128 x 128 blocks over a short K (a transformer's 16384 x 384 outputs):

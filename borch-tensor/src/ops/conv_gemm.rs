@@ -59,12 +59,20 @@ pub fn set_conv_baked(baked: Option<bool>) {
 }
 
 /// When 3 x 3 stride-1 convolutions run by Winograd's F(2 x 2, 3 x 3): `mode` `Some(true)`
-/// always (any channel count and adapter, for tests), `Some(false)` never, `None` borch's pick
-/// (GPUs, at least 16 channels in and out and `min_tiles` 2 x 2 output tiles in the batch;
-/// `None`: borch's threshold).
+/// always (any channel count and adapter, all three passes, for tests), `Some(false)` never,
+/// `None` borch's pick (GPUs, at least 16 channels in and out, `min_tiles` 2 x 2 output tiles in
+/// the batch and [`set_conv_winograd_min_work`]; `None`: borch's).
 #[doc(hidden)]
 pub fn set_conv_winograd(mode: Option<bool>, min_tiles: Option<usize>) {
-    *WINOGRAD.lock().unwrap_or_else(|p| p.into_inner()) = (mode, min_tiles);
+    let mut rule = WINOGRAD.lock().unwrap_or_else(|p| p.into_inner());
+    rule.mode = mode;
+    rule.min_tiles = min_tiles;
+}
+
+/// borch's pick's fewest `tiles x C_in x C_out` for Winograd (`None`: borch's), for benchmarks.
+#[doc(hidden)]
+pub fn set_conv_winograd_min_work(min_work: Option<usize>) {
+    WINOGRAD.lock().unwrap_or_else(|p| p.into_inner()).min_work = min_work;
 }
 
 /// The most bytes of one chunk's transformed tiles in the Winograd path (`None`: 64 MiB) and the
@@ -77,13 +85,31 @@ pub fn set_conv_winograd_chunk(bytes: Option<usize>, min_slice: Option<usize>) {
     conv_winograd::MIN_SLICE.store(min_slice.unwrap_or(256), Relaxed);
 }
 
-static WINOGRAD: Mutex<(Option<bool>, Option<usize>)> = Mutex::new((None, None));
+struct WinogradRule {
+    mode: Option<bool>,
+    min_tiles: Option<usize>,
+    min_work: Option<usize>,
+}
+
+static WINOGRAD: Mutex<WinogradRule> = Mutex::new(WinogradRule {
+    mode: None,
+    min_tiles: None,
+    min_work: None,
+});
 
 /// Fewest 2 x 2 output tiles (batch x plane / 4) for the Winograd path by default.
 const WINOGRAD_MIN_TILES: usize = 256;
+/// Fewest `tiles x C_in x C_out` for the Winograd path by default: ResNet-18's layer 1 at batch
+/// 1 (256 tiles of 64 x 64 channels, 2^20) stays one direct dispatch, not four.
+const WINOGRAD_MIN_WORK: usize = 1 << 22;
 
 /// Whether the convolution `geom` runs by Winograd's F(2 x 2, 3 x 3) (all three passes).
 pub(crate) fn winograd(device: &crate::Device, geom: &ConvGeom) -> bool {
+    let rule = WINOGRAD.lock().unwrap_or_else(|p| p.into_inner());
+    winograd_picks(&rule, device.adapter_info().is_software, geom)
+}
+
+fn winograd_picks(rule: &WinogradRule, software: bool, geom: &ConvGeom) -> bool {
     let w = &geom.window;
     let shape_fits = geom.groups == 1
         && w.kernel == [3, 3]
@@ -92,14 +118,14 @@ pub(crate) fn winograd(device: &crate::Device, geom: &ConvGeom) -> bool {
         && [w.input, w.output]
             .iter()
             .all(|p| geom.batch * geom.c_in.max(geom.c_out) * p[0] * p[1] < 1 << 31);
-    let (mode, min_tiles) = *WINOGRAD.lock().unwrap_or_else(|p| p.into_inner());
     let tiles = geom.batch * w.output[0].div_ceil(2) * w.output[1].div_ceil(2);
     shape_fits
-        && mode.unwrap_or_else(|| {
-            !device.adapter_info().is_software
+        && rule.mode.unwrap_or_else(|| {
+            !software
                 && geom.c_in >= 16
                 && geom.c_out >= 16
-                && tiles >= min_tiles.unwrap_or(WINOGRAD_MIN_TILES)
+                && tiles >= rule.min_tiles.unwrap_or(WINOGRAD_MIN_TILES)
+                && tiles * geom.c_in * geom.c_out >= rule.min_work.unwrap_or(WINOGRAD_MIN_WORK)
         })
 }
 
@@ -436,5 +462,64 @@ impl ConvBackward {
             .matmul(&cols.transpose(-1, -2)?)?
             .sum(Some(&[0]), false)?;
         prod.reshape(&[i(oc), i(c / gr), i(w.kernel[0]), i(w.kernel[1])])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resnet_conv(batch: usize, channels: [usize; 2], plane: usize, stride: usize) -> ConvGeom {
+        let out = plane.div_ceil(stride);
+        ConvGeom {
+            batch,
+            c_in: channels[0],
+            c_out: channels[1],
+            groups: 1,
+            window: Window2d {
+                input: [plane, plane],
+                output: [out, out],
+                kernel: [3, 3],
+                stride: [stride, stride],
+                padding: [1, 1],
+                dilation: [1, 1],
+            },
+        }
+    }
+
+    #[test]
+    fn winograd_default_pick_on_resnet18_shapes() {
+        let rule = WinogradRule {
+            mode: None,
+            min_tiles: None,
+            min_work: None,
+        };
+        let picks = |batch, ch, plane, stride, software| {
+            winograd_picks(&rule, software, &resnet_conv(batch, ch, plane, stride))
+        };
+        // Layer 1 at batch 1 (2^20 of work) stays direct; at batch 16 and 64 it goes Winograd.
+        assert!(!picks(1, [64, 64], 32, 1, false));
+        assert!(picks(16, [64, 64], 32, 1, false));
+        // Layer 4 at batch 64 (256 tiles of 512 x 512) goes, at batch 16 (64 tiles) not.
+        assert!(picks(64, [512, 512], 4, 1, false));
+        assert!(!picks(16, [512, 512], 4, 1, false));
+        // The stem (3 channels in), stride 2, and software adapters never by default.
+        assert!(!picks(64, [3, 64], 32, 1, false));
+        assert!(!picks(64, [64, 128], 32, 2, false));
+        assert!(!picks(64, [64, 64], 32, 1, true));
+        let forced = WinogradRule {
+            mode: Some(true),
+            ..rule
+        };
+        assert!(winograd_picks(
+            &forced,
+            true,
+            &resnet_conv(1, [3, 64], 32, 1)
+        ));
+        assert!(!winograd_picks(
+            &forced,
+            true,
+            &resnet_conv(1, [3, 64], 32, 2)
+        ));
     }
 }
