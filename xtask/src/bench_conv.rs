@@ -352,7 +352,8 @@ fn max_rel_diff(x: &[f32], y: &[f32]) -> f64 {
 }
 
 /// `BORCH_CONV_BAKED=0|1` (geometry read from the params or baked into the shaders),
-/// `BORCH_CONV_SLICED=0|1` (a small grid's K split in two dispatches or in one) and
+/// `BORCH_CONV_SLICED=0|1` (a small grid's K split in two dispatches or in one),
+/// `BORCH_CONV_SPLITS=S` (every implicit-GEMM convolution's K in S splits; 1: never split) and
 /// `BORCH_CONV_WINOGRAD=0|1|auto` with `BORCH_CONV_WINOGRAD_MIN_TILES=N` (3 x 3 stride-1
 /// convolutions by Winograd's F(2 x 2, 3 x 3): never, always, or borch's pick with at least N
 /// 2 x 2 output tiles; `BORCH_CONV_WINOGRAD_MIN_WORK=N`: the fewest tiles x C_in x C_out),
@@ -388,6 +389,13 @@ pub fn apply_conv_env() {
     if min_work.is_some() {
         set_conv_winograd_min_work(min_work);
         eprintln!("Winograd's fewest tiles x C_in x C_out: {min_work:?}");
+    }
+    if let Some(splits) = std::env::var("BORCH_CONV_SPLITS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        set_conv_kernel(None, Some(splits));
+        eprintln!("K splits of every implicit-GEMM convolution: {splits}");
     }
     if let Ok(v) = std::env::var("BORCH_CONV_SLICED") {
         set_conv_sliced(Some(v != "0"));
