@@ -407,24 +407,15 @@ pub(crate) fn forward(
         "winograd_output|{}{}{}",
         e.bias as u8, e.residual as u8, e.relu as u8
     );
-    let [th, tw, total] = pl.tiles();
+    let total = pl.tiles()[2];
     let tc = pl.chunk(ci.max(co));
     let mut t0 = 0;
     while t0 < total {
         let n = tc.min(total - t0);
         let v = transform_input(x, pl, t0, n, false)?;
         let m = u.bmm(&v)?;
-        let params = [
-            co as u32,
-            pl.output[0] as u32,
-            pl.output[1] as u32,
-            th as u32,
-            tw as u32,
-            t0 as u32,
-            n as u32,
-            bias.map_or(0, Tensor::storage_offset) as u32,
-            residual.map_or(0, Tensor::storage_offset) as u32,
-        ];
+        let offsets = [bias, residual].map(|t| t.map_or(0, Tensor::storage_offset));
+        let params = chunk_params(co, pl, t0, n, offsets);
         let mut bound = vec![&out, &m];
         bound.extend(bias);
         bound.extend(residual);
@@ -434,12 +425,20 @@ pub(crate) fn forward(
     Ok(out)
 }
 
+/// The output kernels' params for the chunk of `n` tiles from `t0`: `CO`, the output plane, the
+/// tile grid, `t0`, `n`, then two of the kernel's own.
+fn chunk_params(co: usize, pl: &Planes, t0: usize, n: usize, own: [usize; 2]) -> [u32; 9] {
+    let [th, tw, _] = pl.tiles();
+    let [oh, ow] = pl.output;
+    [co, oh, ow, th, tw, t0, n, own[0], own[1]].map(|v| v as u32)
+}
+
 /// The weight gradient `(CO, CI, 3, 3)` of `conv2d(x, weight)` (3 x 3, stride 1) from the output
 /// gradient `gy` `(N, CO, OH, OW)`; both contiguous.
 pub(crate) fn weight_grad(x: &Tensor, gy: &Tensor, pl: &Planes) -> Result<Tensor> {
     let device = x.device();
     let (ci, co) = (x.shape()[1], gy.shape()[1]);
-    let [th, tw, total] = pl.tiles();
+    let total = pl.tiles()[2];
     let tc = pl.chunk(ci.max(co));
     let mut du: Option<Tensor> = None;
     let mut t0 = 0;
@@ -449,17 +448,7 @@ pub(crate) fn weight_grad(x: &Tensor, gy: &Tensor, pl: &Planes) -> Result<Tensor
         let slices = weight_grad_slices(n, co, ci);
         let l = n / slices;
         let dm = Tensor::uninit(device, &[16 * slices, co, l], DType::Float32)?;
-        let params = [
-            co as u32,
-            pl.output[0] as u32,
-            pl.output[1] as u32,
-            th as u32,
-            tw as u32,
-            t0 as u32,
-            n as u32,
-            gy.storage_offset() as u32,
-            l as u32,
-        ];
+        let params = chunk_params(co, pl, t0, n, [gy.storage_offset(), l]);
         run_kernel("winograd_grad", &grad_source, &[&dm, gy], &params, co * n)?;
         let v = v.reshape(&[16 * slices as isize, l as isize, ci as isize])?;
         let mut part = dm.bmm(&v)?;
