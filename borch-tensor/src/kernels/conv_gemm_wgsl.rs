@@ -158,7 +158,8 @@ fn step_lets(pass: Pass) -> &'static str {
 /// or column, `kk@` its offset along K), computed once before the K loop, and the statements
 /// that set `v` for the element `gk = kstep + kk@`.
 /// `strip`: the register strip's form, where every slot sits at K's current element (no
-/// offset `kk`, so no carries).
+/// offset `kk`, so no carries) and the element's decomposition (`strip_element`) is made once
+/// for all slots.
 pub(super) fn gather(
     pass: Pass,
     a: bool,
@@ -168,13 +169,9 @@ pub(super) fn gather(
 ) -> (String, String) {
     // A baked kernel computes a tap's offsets from the constant window; otherwise they come
     // from the tap table in the params.
-    let tap = if baked {
-        "let dy = i32(t / KW) * DH; let dx = i32(t % KW) * DW;"
-    } else {
-        "let tap = p[TAPS + t]; let dy = i32(tap >> 16u); let dx = i32(tap & 0xffffu);"
-    };
+    let tap = tap_offsets(baked);
     let ct = if strip {
-        format!("let c = kq0; let t = kr0;\n{tap}\n")
+        String::new()
     } else {
         format!(
             "var c = kq0 + kq@; var t = kr0 + kr@;\n\
@@ -183,7 +180,7 @@ pub(super) fn gather(
     };
     let ct = ct.as_str();
     let (ct_hoist, qyx) = if strip {
-        ("", "let ox = ox0; let oy = oy0; let q = q0;\n")
+        ("", "")
     } else {
         (
             "let kq@ = kk@ / T; let kr@ = kk@ % T;\n",
@@ -203,10 +200,19 @@ pub(super) fn gather(
                  let iy@ = i32(r@ / OW) * SH - PH; let ix@ = i32(r@ % OW) * SW - PW;\n\
                  let base@ = OB + (q@ * CI + g * CG) * HW;"
             ),
-            format!(
-                "{ct}let y = iy@ + dy; let x = ix@ + dx;\n\
-                 if (y >= 0 && y < IH && x >= 0 && x < IW) {{ v = b[base@ + c * HW + u32(y) * W + u32(x)]; }}"
-            ),
+            if strip {
+                // Branch-free: the read clamped into the plane, its value kept only inside.
+                "let y = iy@ + dy; let x = ix@ + dx;\n\
+                 let inside = y >= 0 && y < IH && x >= 0 && x < IW;\n\
+                 let yc = u32(clamp(y, 0, IH - 1)); let xc = u32(clamp(x, 0, IW - 1));\n\
+                 v = select(0.0, b[base@ + c * HW + yc * W + xc], inside);"
+                    .to_string()
+            } else {
+                format!(
+                    "{ct}let y = iy@ + dy; let x = ix@ + dx;\n\
+                     if (y >= 0 && y < IH && x >= 0 && x < IW) {{ v = b[base@ + c * HW + u32(y) * W + u32(x)]; }}"
+                )
+            },
         ),
         (Pass::GradInput, true) => (
             format!("{ct_hoist}let row@ = OA + (g * MG * CG + gp@) * T;"),
@@ -247,6 +253,28 @@ pub(super) fn gather(
         ),
     };
     (hoist, body)
+}
+
+/// A tap's offsets within the window, `dy` and `dx`, from its index `t`: computed from the
+/// constant window when baked, else read from the tap table in the params.
+fn tap_offsets(baked: bool) -> &'static str {
+    if baked {
+        "let dy = i32(t / KW) * DH; let dx = i32(t % KW) * DW;"
+    } else {
+        "let tap = p[TAPS + t]; let dy = i32(tap >> 16u); let dx = i32(tap & 0xffffu);"
+    }
+}
+
+/// The strip's decomposition of K's current element, shared by every slot's gather: channel,
+/// tap and its offsets (forward, input gradient), or sample, row and column of the output
+/// (weight gradient).
+pub(super) fn strip_element(pass: Pass, baked: bool) -> String {
+    match pass {
+        Pass::Forward | Pass::GradInput => {
+            format!("let c = kq0; let t = kr0;\n{}\n", tap_offsets(baked))
+        }
+        Pass::GradWeight => "let ox = ox0; let oy = oy0; let q = q0;\n".to_string(),
+    }
 }
 
 pub(super) fn indent(code: &str, pad: &str) -> String {
