@@ -71,30 +71,26 @@ pub(crate) fn strip_source(spec: &Spec) -> String {
     }
     let (start, advance) = walk(spec.pass);
     s.push_str(start);
-    let element = || -> String {
-        let mut e = indent(&strip_element(spec.pass, baked), "        ");
-        for (i, (x, _, _, count)) in slots.iter().enumerate() {
-            let (_, body) = gather(spec.pass, i == 0, spec.unit_stride, baked, true);
-            for l in 0..*count {
-                let sfx = format!("_{x}{l}");
-                let _ = writeln!(
-                    e,
-                    "        var {x}{l} = 0.0;\n        {{\n            var v = 0.0;"
-                );
-                e.push_str(&indent(&body.replace('@', &sfx), "            "));
-                let _ = writeln!(e, "            {x}{l} = v;\n        }}");
-            }
-        }
-        for r in 0..rows {
-            for c in 0..cols {
-                let _ = writeln!(e, "        acc{r}_{c} = acc{r}_{c} + a{r} * b{c};");
-            }
-        }
-        e.push_str(advance);
-        e
-    };
     s.push_str("    for (var gk = kbeg; gk < kend; gk = gk + 1u) {\n");
-    s.push_str(&element());
+    s.push_str(&indent(&strip_element(spec.pass, baked), "        "));
+    for (i, (x, _, _, count)) in slots.iter().enumerate() {
+        let (_, body) = gather(spec.pass, i == 0, spec.unit_stride, baked, true);
+        for l in 0..*count {
+            let sfx = format!("_{x}{l}");
+            let _ = writeln!(
+                s,
+                "        var {x}{l} = 0.0;\n        {{\n            var v = 0.0;"
+            );
+            s.push_str(&indent(&body.replace('@', &sfx), "            "));
+            let _ = writeln!(s, "            {x}{l} = v;\n        }}");
+        }
+    }
+    for r in 0..rows {
+        for c in 0..cols {
+            let _ = writeln!(s, "        acc{r}_{c} = acc{r}_{c} + a{r} * b{c};");
+        }
+    }
+    s.push_str(advance);
     s.push_str("    }\n");
     for r in 0..rows {
         for c in 0..cols {
