@@ -307,13 +307,22 @@ fn shapes_match_the_reference() {
             "16x16 blocks, sliced 16",
         ),
         (MatmulTile::new(8, 8, 4, 4, 4), 5, "8x8x4x4x4, sliced 5"),
+        // Lanes (borch's pick for small forward grids on GPUs): strips whose copies each take
+        // every L-th element of K.
+        (MatmulTile::strip(4, 3, 4), 5, "lanes 4x3x4, 5 copies"),
     ];
     for (i, (tile, slices, label)) in sliced.into_iter().enumerate() {
         set_conv_kernel(Some(tile), Some(slices));
         for (_, cs) in cases
             .iter()
             .enumerate()
-            .filter(|(k, _)| i == 0 || edges.contains(k))
+            // The lanes (the last entry) on one edge case: each kernel compiles for seconds
+            // on lavapipe.
+            .filter(|(k, _)| match i {
+                0 => true,
+                4 => *k == edges[0],
+                _ => edges.contains(k),
+            })
         {
             check_case(cs, label);
         }
@@ -474,6 +483,12 @@ fn dispatch_counts_are_pinned() {
         2,
         "split-K forward: partials, reduce"
     );
+    // Lanes (borch's pick for such a forward on GPUs): the same K in 4 copies, one dispatch.
+    set_conv_sliced(Some(true));
+    let d0 = dev.dispatches();
+    let _ = conv2d(&x, &w, Some(&b), &[1], &p, &[1], 1).unwrap();
+    assert_eq!(dev.dispatches() - d0, 1, "lanes forward: one dispatch");
+    set_conv_sliced(None);
     set_conv_kernel(None, None);
     fused.to_vec_blocking::<f32>().unwrap();
 }

@@ -3,9 +3,9 @@
 //! tensors (the WGSL is in `conv_gemm_wgsl.rs`). One dispatch per product, or two with
 //! split-K (partial sums into a scratch buffer of `S x` the output, then one reduction) where
 //! the output grid is too small to fill the GPU. On request (`set_conv_sliced`) such a grid
-//! runs instead as one dispatch of small tiles whose workgroups hold several copies of the
-//! tile, each over part of K (the slices), summed in workgroup memory: fewer dispatches, but
-//! slower on the GPUs measured (see `plan`).
+//! runs instead as one dispatch: lanes (a register strip copied along K, `conv_strip_wgsl.rs`)
+//! or, for a staged tile given as an override, copies of that tile; the copies' sums are added
+//! in workgroup memory. Fewer dispatches, but slower on the GPUs measured (see `plan`).
 
 use std::sync::Mutex;
 
@@ -204,17 +204,77 @@ pub(crate) fn plan(device: &Device, geom: &ConvGeom, pass: Pass) -> Result<Plan>
         .splits
         .unwrap_or_else(|| default_splits(tiles, k, tile.bk as usize, split_target(software, pass)))
         .clamp(1, k.max(1));
-    // Off unless asked for: on an H200 (2026-12-03) split-K's two dispatches ran ResNet-18's
-    // small-grid forwards 1.2-7x faster than the slices, and its fused eval forward at batch 1
-    // in 0.84 ms (41 dispatches) against the slices' 1.01 ms (23).
-    let sliced = o.sliced.unwrap_or(false);
-    if sliced && splits > 1 {
-        return sliced_plan(device, [m, n, k, geom.groups], o);
+    // On GPUs a small forward grid runs as one dispatch of lanes (a register strip whose
+    // copies each take part of K, summed in workgroup memory) instead of split-K's two.
+    // One dispatch instead of split-K's two stays opt-in: on an H100 (2026-12-06) the lanes
+    // (then one row per thread) made the fused CIFAR ResNet-18 eval forward at batch 1 22
+    // dispatches but 1.41 ms, against split-K's 40 and 0.67 ms in the same call.
+    if o.sliced == Some(true) && splits > 1 {
+        let mnkg = [m, n, k, geom.groups];
+        return match o.tile {
+            Some(t) if t.bk > 0 => sliced_plan(device, t, mnkg, o.splits),
+            _ => lanes_plan(device, mnkg, o),
+        };
     }
     Ok(Plan {
         tile,
         splits,
         slices: 1,
+    })
+}
+
+/// Fewest workgroups of a lanes plan with 8 rows per thread (else 4).
+const LANES_MIN_GROUPS: usize = 128;
+
+/// A small grid's one-dispatch plan as lanes: `C = 4` columns per thread (1 below 16 columns),
+/// neighbouring threads on neighbouring columns (up to a warp's 32, as many as the columns
+/// need), copies of them along K (up to 256 threads, each copy at least 32 elements of K), and
+/// 8 rows per thread, 4 where that leaves fewer than `LANES_MIN_GROUPS` workgroups: on an H100
+/// (2026-12-06, batch 1) one row per thread gave 512 workgroups but gathered B once per row,
+/// 0.2-0.5x the rate of 4-8 rows. The overrides' tile (a strip) and split count, when set, are
+/// the strip and the number of copies.
+fn lanes_plan(device: &Device, [m, n, k, groups]: [usize; 4], o: Overrides) -> Result<Plan> {
+    let limits = device.limits();
+    let cols: u32 = if n >= 16 { 4 } else { 1 };
+    let threads_x = (n.div_ceil(cols as usize).next_power_of_two() as u32).clamp(1, 32);
+    let mut lanes = 1u32;
+    while threads_x * lanes * 2 <= 256 && k >= (lanes as usize) * 2 * 32 {
+        lanes *= 2;
+    }
+    let col_blocks = n.div_ceil((threads_x * cols) as usize) * groups;
+    let rows = if m.div_ceil(8) * col_blocks >= LANES_MIN_GROUPS {
+        8
+    } else {
+        4
+    };
+    let tile = o.tile.unwrap_or(MatmulTile::strip(threads_x, rows, cols));
+    // borch's count halves until the sums fit the adapter's workgroup memory.
+    let red = |lanes: u32| {
+        4 * u64::from(tile.rows * tile.cols) * (u64::from(tile.threads()) * u64::from(lanes) + 1)
+    };
+    while o.splits.is_none()
+        && lanes > 1
+        && red(lanes) > u64::from(limits.max_compute_workgroup_storage_size)
+    {
+        lanes /= 2;
+    }
+    let lanes = o
+        .splits
+        .map_or(lanes, |s| u32::try_from(s).unwrap_or(u32::MAX));
+    tile.check(limits)?;
+    let threads = u64::from(tile.threads()) * u64::from(lanes);
+    if threads > u64::from(limits.max_compute_invocations_per_workgroup)
+        || threads > u64::from(limits.max_compute_workgroup_size_x)
+        || red(lanes) > u64::from(limits.max_compute_workgroup_storage_size)
+    {
+        return crate::error::not_impl(format!(
+            "a conv strip {tile} in {lanes} lanes does not fit this adapter's workgroups"
+        ));
+    }
+    Ok(Plan {
+        tile,
+        splits: 1,
+        slices: lanes,
     })
 }
 
@@ -224,23 +284,15 @@ fn sliced_bytes(tile: MatmulTile, slices: u32) -> u32 {
     slices * tile.staged_bytes() + 4 * (slices - 1) * tile.bm() * tile.bn()
 }
 
-/// A small grid's one-dispatch plan: the largest of 64 x 64, 32 x 32 and 16 x 16 output blocks
-/// that still gives about a workgroup per SM of an H200 (96 of 132), and as many copies of it
-/// per workgroup (up to 256 threads) as K has steps for, four steps of BK each at least. The
-/// overrides' tile and split count, when set, are the tile and the number of copies.
-fn sliced_plan(device: &Device, [m, n, k, groups]: [usize; 4], o: Overrides) -> Result<Plan> {
+/// A small grid's one-dispatch plan with staged tiles: as many copies of `tile` per workgroup
+/// (up to 256 threads) as K has steps for, four steps of BK each at least, or `copies`.
+fn sliced_plan(
+    device: &Device,
+    tile: MatmulTile,
+    [_, _, k, _]: [usize; 4],
+    copies: Option<usize>,
+) -> Result<Plan> {
     let limits = device.limits();
-    let candidates = [
-        MatmulTile::new(16, 16, 4, 4, 16).double_buffered(),
-        MatmulTile::new(8, 8, 4, 4, 8),
-        MatmulTile::new(4, 4, 4, 4, 8),
-    ];
-    let tile = o.tile.unwrap_or_else(|| {
-        candidates
-            .into_iter()
-            .find(|&t| tiles_of(t, m, n, groups) >= 96)
-            .unwrap_or(candidates[2])
-    });
     tile.check(limits)?;
     let threads = tile.threads();
     let fits = |slices: u32| {
@@ -248,7 +300,7 @@ fn sliced_plan(device: &Device, [m, n, k, groups]: [usize; 4], o: Overrides) -> 
             && slices <= limits.max_compute_workgroup_size_z
             && sliced_bytes(tile, slices) <= limits.max_compute_workgroup_storage_size
     };
-    let slices = match o.splits {
+    let slices = match copies {
         Some(s) => u32::try_from(s).unwrap_or(u32::MAX),
         None => {
             let mut slices = 1u32;
@@ -473,7 +525,10 @@ pub(crate) fn sources() -> Vec<(String, String)> {
                     tile,
                     split,
                     // Slices for small unsplit tiles (split-K and slices never run together).
-                    slices: if !split && tile.bk > 0 && tile.threads_x * tile.threads_y <= 64 {
+                    // Lanes for strips (any of them, split or not).
+                    slices: if tile.bk == 0 {
+                        if split { 3 } else { 16 }
+                    } else if !split && tile.threads_x * tile.threads_y <= 64 {
                         4
                     } else {
                         1
